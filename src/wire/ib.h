@@ -26,8 +26,8 @@
 
 /* LRH.LNH: what follows the LRH (IBA 7.7.1). */
 enum uroce_lnh {
-	UROCE_LNH_RAW = 0,    /* raw: an EtherType-like header follows (raw IPv6 / RWH) */
-	UROCE_LNH_IP_NONIBA = 1, /* raw IPv4 */
+	UROCE_LNH_RAW = 0,       /* raw: a 4-byte RWH with an EtherType follows (e.g. raw IPv4) */
+	UROCE_LNH_IP_NONIBA = 1, /* raw IPv6: an IPv6 header follows */
 	UROCE_LNH_IBA_LOCAL = 2, /* BTH follows */
 	UROCE_LNH_IBA_GLOBAL = 3, /* GRH, then BTH */
 };
