@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs what uroce needs to build and test on Debian 12 (run as root). Each package and
+# why it is here is listed in README.md ("Dependencies").
+set -euo pipefail
+
+packages=(
+	ca-certificates
+	gcc make cmake pkg-config      # the build
+	libpcap-dev                    # uroce-dump: capture files and live capture
+	libisal-dev                    # fast CRC-32 (ICRC)
+	libcmocka-dev                  # unit tests
+	zlib1g-dev                     # CRC test oracle and benchmark baseline
+	tshark                         # reference dissector the tests compare against
+	python3                        # JSON validity checks in the tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: everything is installed"
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing ${missing[*]}; run as root (or: sudo $0)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer no without a prompt.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null || true
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
