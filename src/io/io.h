@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* Packet I/O behind one ops table (design.md "io backends share one small ops table"): the
+ * UDP socket, AF_PACKET and simulated-fabric backends all look like this to the engine, so the
+ * same engine code runs on sockets and in simulation. A backend embeds struct uroce_io as its
+ * first member and reaches its own state from the pointer the ops receive. */
+#ifndef UROCE_IO_IO_H
+#define UROCE_IO_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* An IP address: IPv4 uses the first 4 bytes (the layout of struct uroce_rocev2_net). */
+struct uroce_io_addr {
+	bool ipv6;
+	uint8_t ip[16];
+};
+
+/* pkt->flags */
+enum uroce_io_pkt_flag {
+	UROCE_IO_PKT_TRUNC = 1u << 0, /* received: the datagram was longer than cap and was cut */
+};
+
+/* One packet: the bytes of an IP datagram carrying RoCEv2 (IPv4 or IPv6 header, UDP header,
+ * BTH .. ICRC), which is what a socket backend reconstructs, because the ICRC covers the IP
+ * and UDP headers. No link-layer header.
+ *
+ * Sending reads only data and len: the destination is the IP header's destination address and
+ * the TOS/traffic class (ECN included) is the header's too, so the two cannot disagree.
+ * Receiving fills every field; data points into a buffer of cap bytes owned by the caller. */
+struct uroce_io_pkt {
+	uint8_t *data;
+	uint32_t len;        /* bytes of the datagram in data */
+	uint32_t cap;        /* receive: size of the buffer at data */
+	uint32_t flags;      /* enum uroce_io_pkt_flag set */
+	uint64_t ts_ns;      /* receive time in the backend's clock (virtual time for sim) */
+	uint8_t tos;         /* IPv4 TOS / IPv6 traffic class as received: DSCP << 2 | ECN */
+	struct uroce_io_addr src, dst;
+};
+
+struct uroce_io;
+
+/* Every backend implements all four. Errors are negative UROCE_E* codes. */
+struct uroce_io_ops {
+	const char *name;
+	/* Takes pkts[0..n) for transmission (the backend copies the bytes); returns how many
+	 * were taken, stopping at the first it refuses, or the error of pkts[0]. A packet the
+	 * network would lose (no route, a full queue) counts as taken, as with a socket. */
+	int (*send)(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t n);
+	/* Fills up to n descriptors with received packets; returns how many (0: none now). */
+	int (*recv)(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n);
+	/* A descriptor to poll for input, or -1 when the backend has none (sim: the caller
+	 * drives virtual time and knows when packets are due). */
+	int (*fd)(struct uroce_io *io);
+	/* Releases what the backend holds; io is not used afterwards. */
+	void (*close)(struct uroce_io *io);
+};
+
+struct uroce_io {
+	const struct uroce_io_ops *ops;
+};
+
+static inline int uroce_io_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t n)
+{
+	return io->ops->send(io, pkts, n);
+}
+static inline int uroce_io_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
+{
+	return io->ops->recv(io, pkts, n);
+}
+static inline int uroce_io_fd(struct uroce_io *io) { return io->ops->fd(io); }
+static inline void uroce_io_close(struct uroce_io *io) { io->ops->close(io); }
+
+#endif

@@ -1,0 +1,686 @@
+/* SPDX-License-Identifier: MIT */
+#include "sim.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "wire/bytes.h"
+#include "wire/eth.h"
+#include "wire/ip.h"
+
+#define NIL UINT_MAX
+#define MAX_ENDPOINTS 65536 /* the synthetic MACs hold a 16-bit index */
+#define MIN_PKT 64
+
+/* A packet buffer of the pool. It is in exactly one place: the free list, a link's queue,
+ * the event heap (in flight) or a receive ring. */
+struct sim_pkt {
+	uint32_t next; /* free list and link queue */
+	uint32_t len;
+	uint32_t link; /* the link carrying it */
+	uint64_t ts;   /* delivery time, once in a ring */
+};
+
+enum sim_event_kind {
+	EV_TX_DONE, /* index: a link whose head packet has been serialised */
+	EV_DELIVER, /* index: a packet reaching its link's far end */
+};
+
+struct sim_event {
+	uint64_t time;
+	uint64_t seq; /* creation order: breaks ties so that equal times stay deterministic */
+	enum sim_event_kind kind;
+	uint32_t index;
+};
+
+struct sim_link {
+	uint32_t from, to;
+	uint32_t next_out; /* the next link leaving `from`, NIL at the end */
+	struct uroce_sim_link_cfg cfg;
+	struct uroce_impair im;
+	uint32_t head, tail; /* the queue; head is on the wire */
+	uint64_t q_bytes;
+	uint32_t q_pkts;
+	/* When the transmitter is free: tx_ns + tx_rem / bandwidth ns. The fraction is kept so
+	 * that back-to-back packets accumulate no rounding. */
+	uint64_t tx_ns, tx_rem;
+	union uroce_sim_counters c;
+};
+
+struct sim_ep {
+	struct uroce_io io; /* first: the io ops get a pointer to it */
+	struct uroce_sim *sim;
+	int index;
+	struct uroce_io_addr addr;
+	uint32_t first_out; /* links leaving it */
+	bool closed;
+	uint32_t *ring;
+	uint32_t ring_size, ring_head, ring_count;
+	union uroce_sim_counters c;
+};
+
+struct uroce_sim {
+	uint64_t seed;
+	uint64_t now;
+	uint64_t seq;
+	struct sim_pkt *pkts;
+	uint8_t *bufs;
+	uint32_t npkts, max_pkt, free_head;
+	/* A binary min-heap on (time, seq). It never needs to grow while running: each packet
+	 * has at most one DELIVER event and each link at most one TX_DONE. */
+	struct sim_event *heap;
+	size_t nheap, heap_cap;
+	struct sim_link *links;
+	uint32_t nlinks;
+	struct sim_ep **eps;
+	uint32_t neps;
+	FILE *trace;
+	unsigned trace_points;
+	bool trace_err;
+};
+
+const char *uroce_sim_counter_name(enum uroce_sim_counter c)
+{
+	static const char *const names[] = {
+#define UROCE_SIM_COUNTER_NAME(name, desc) #name,
+		UROCE_SIM_COUNTERS(UROCE_SIM_COUNTER_NAME)
+#undef UROCE_SIM_COUNTER_NAME
+	};
+	return (unsigned)c < UROCE_SIM_NCOUNTERS ? names[c] : NULL;
+}
+
+/* ---- IP header access: one table for the two versions ---- */
+
+static const struct ip_layout {
+	size_t src, dst, alen;
+} ip_layout[2] = {
+	{12, 16, 4}, /* IPv4 */
+	{8, 24, 16}, /* IPv6 */
+};
+
+static bool ip_is_v6(const uint8_t *p) { return p[0] >> 4 == 6; }
+
+/* True when p[0..len) starts with a whole IPv4 or IPv6 header. */
+static bool ip_valid(const uint8_t *p, size_t len)
+{
+	struct uroce_ipv4 ip4;
+	struct uroce_ipv6 ip6;
+
+	if (!len)
+		return false;
+	if (ip_is_v6(p))
+		return uroce_ipv6_decode(&ip6, p, len) >= 0;
+	return uroce_ipv4_decode(&ip4, p, len) >= 0;
+}
+
+/* The source or destination address of an IP header. */
+static void ip_addr(const uint8_t *p, bool dst, struct uroce_io_addr *a)
+{
+	const struct ip_layout *l = &ip_layout[ip_is_v6(p)];
+	size_t off = dst ? l->dst : l->src;
+
+	memset(a, 0, sizeof(*a));
+	a->ipv6 = ip_is_v6(p);
+	memcpy(a->ip, p + off, l->alen);
+}
+
+static bool addr_equal(const struct uroce_io_addr *a, const struct uroce_io_addr *b)
+{
+	return a->ipv6 == b->ipv6 && !memcmp(a->ip, b->ip, a->ipv6 ? 16 : 4);
+}
+
+/* IPv4 TOS or IPv6 traffic class (which straddles bytes 0 and 1). */
+static uint8_t ip_tclass(const uint8_t *p)
+{
+	return ip_is_v6(p) ? (uint8_t)(p[0] << 4 | p[1] >> 4) : p[1];
+}
+
+/* Marks an ECN-capable packet CE (RFC 3168: ECT(0) 0b10 and ECT(1) 0b01 become 0b11);
+ * returns whether it changed. The IPv4 header checksum is recomputed; the ICRC needs no
+ * change, since it masks the TOS / traffic class (facts.md section 1). */
+static bool ip_mark_ce(uint8_t *p)
+{
+	uint8_t ecn = ip_tclass(p) & 3;
+
+	if (ecn == 0 || ecn == 3)
+		return false;
+	if (ip_is_v6(p)) {
+		p[1] |= 0x30;
+	} else {
+		size_t hlen = (size_t)(p[0] & 0x0F) * 4;
+		p[1] |= 3;
+		put_be16(p + 10, 0);
+		put_be16(p + 10, uroce_ipv4_checksum(p, hlen));
+	}
+	return true;
+}
+
+/* ---- the packet pool ---- */
+
+static uint8_t *pkt_data(struct uroce_sim *sim, uint32_t i)
+{
+	return sim->bufs + (size_t)i * sim->max_pkt;
+}
+
+static uint32_t pkt_alloc(struct uroce_sim *sim)
+{
+	uint32_t i = sim->free_head;
+
+	if (i != NIL)
+		sim->free_head = sim->pkts[i].next;
+	return i;
+}
+
+static void pkt_free(struct uroce_sim *sim, uint32_t i)
+{
+	sim->pkts[i].next = sim->free_head;
+	sim->free_head = i;
+}
+
+/* ---- the event heap ---- */
+
+static bool ev_before(const struct sim_event *a, const struct sim_event *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static void ev_swap(struct sim_event *a, struct sim_event *b)
+{
+	struct sim_event t = *a;
+	*a = *b;
+	*b = t;
+}
+
+static void ev_push(struct uroce_sim *sim, uint64_t time, enum sim_event_kind kind,
+		    uint32_t index)
+{
+	struct sim_event *h = sim->heap;
+	size_t i = sim->nheap++;
+
+	h[i] = (struct sim_event){.time = time, .seq = sim->seq++, .kind = kind, .index = index};
+	for (; i && ev_before(&h[i], &h[(i - 1) / 2]); i = (i - 1) / 2)
+		ev_swap(&h[i], &h[(i - 1) / 2]);
+}
+
+static struct sim_event ev_pop(struct uroce_sim *sim)
+{
+	struct sim_event *h = sim->heap, top = h[0];
+	size_t n = --sim->nheap, i = 0;
+
+	h[0] = h[n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n && ev_before(&h[l], &h[m]))
+			m = l;
+		if (r < n && ev_before(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			break;
+		ev_swap(&h[i], &h[m]);
+		i = m;
+	}
+	return top;
+}
+
+/* ---- trace ---- */
+
+/* A synthetic MAC: 02 (locally administered) : 00 : 00 : point : endpoint index (16 bits),
+ * point 0 for a packet as sent and 1 as delivered. */
+static void trace_mac(uint8_t *mac, uint32_t ep, enum uroce_sim_trace_point point)
+{
+	mac[0] = 0x02;
+	mac[1] = mac[2] = 0;
+	mac[3] = point == UROCE_SIM_TRACE_DELIVER;
+	put_be16(mac + 4, (uint16_t)ep);
+}
+
+static void trace_packet(struct uroce_sim *sim, enum uroce_sim_trace_point point,
+			 const struct sim_link *l, const uint8_t *p, uint32_t len)
+{
+	uint8_t h[16 + UROCE_ETH_HLEN];
+
+	if (!sim->trace || !(sim->trace_points & point))
+		return;
+	/* pcap record header (little-endian, seconds and nanoseconds), then Ethernet II. */
+	put_le32(h, (uint32_t)(sim->now / 1000000000u));
+	put_le32(h + 4, (uint32_t)(sim->now % 1000000000u));
+	put_le32(h + 8, len + UROCE_ETH_HLEN);
+	put_le32(h + 12, len + UROCE_ETH_HLEN);
+	trace_mac(h + 16, l->to, point);
+	trace_mac(h + 22, l->from, point);
+	put_be16(h + 28, ip_is_v6(p) ? UROCE_ETHERTYPE_IPV6 : UROCE_ETHERTYPE_IPV4);
+	if (fwrite(h, sizeof(h), 1, sim->trace) != 1 || fwrite(p, len, 1, sim->trace) != 1)
+		sim->trace_err = true;
+}
+
+int uroce_sim_trace_pcap(struct uroce_sim *sim, const char *path, unsigned points)
+{
+	uint8_t h[24];
+
+	if (!path) {
+		int err = sim->trace_err ? UROCE_EIO : 0;
+		if (sim->trace && fclose(sim->trace) != 0)
+			err = UROCE_EIO;
+		sim->trace = NULL;
+		sim->trace_err = false;
+		return err;
+	}
+	if (sim->trace || !(points & (UROCE_SIM_TRACE_SEND | UROCE_SIM_TRACE_DELIVER)))
+		return UROCE_EINVAL;
+	sim->trace = fopen(path, "wb");
+	if (!sim->trace)
+		return UROCE_EIO;
+	/* The pcap file header, written little-endian whatever the host so that one seed
+	 * gives the same bytes everywhere: nanosecond magic, version 2.4, zone 0, sigfigs 0,
+	 * snap length, LINKTYPE_ETHERNET. */
+	put_le32(h, 0xA1B23C4D);
+	put_le16(h + 4, 2);
+	put_le16(h + 6, 4);
+	put_le32(h + 8, 0);
+	put_le32(h + 12, 0);
+	put_le32(h + 16, 262144);
+	put_le32(h + 20, 1);
+	sim->trace_points = points;
+	sim->trace_err = fwrite(h, sizeof(h), 1, sim->trace) != 1;
+	return 0;
+}
+
+/* ---- links ---- */
+
+/* The impairments as the packet leaves the queue at time t, then its flight. */
+static void link_transmit(struct uroce_sim *sim, struct sim_link *l, uint32_t pi, uint64_t t)
+{
+	struct uroce_impair_verdict v;
+	uint8_t *p = pkt_data(sim, pi);
+
+	uroce_impair_apply(&l->im, p, sim->pkts[pi].len, &v);
+	if (v.drop != UROCE_IMPAIR_KEEP) {
+		if (v.drop == UROCE_IMPAIR_LOST)
+			l->c.drop_loss++;
+		else
+			l->c.drop_burst++;
+		pkt_free(sim, pi);
+		return;
+	}
+	l->c.corrupted += v.corrupt_bits != 0;
+	l->c.reordered += v.reordered;
+	uint64_t at = t + l->cfg.latency_ns + v.delay_ns;
+	ev_push(sim, at, EV_DELIVER, pi);
+	if (v.dup) {
+		uint32_t ci = pkt_alloc(sim);
+		if (ci == NIL)
+			return; /* no buffer for the copy: it was never made */
+		sim->pkts[ci] = sim->pkts[pi];
+		memcpy(pkt_data(sim, ci), p, sim->pkts[pi].len);
+		l->c.duplicated++;
+		ev_push(sim, at, EV_DELIVER, ci); /* a later seq: right after the original */
+	}
+}
+
+/* Starts serialising the head packet at tx_ns + tx_rem (the exact time the transmitter is
+ * free) and schedules the end. */
+static void link_start(struct uroce_sim *sim, struct sim_link *l, uint32_t link)
+{
+	uint64_t bw = l->cfg.bandwidth_bps;
+	uint64_t bits_ns = (uint64_t)sim->pkts[l->head].len * 8 * 1000000000u;
+
+	l->tx_ns += bits_ns / bw;
+	l->tx_rem += bits_ns % bw;
+	if (l->tx_rem >= bw) {
+		l->tx_rem -= bw;
+		l->tx_ns++;
+	}
+	/* Events fall on whole nanoseconds: the end of serialisation rounded up. */
+	ev_push(sim, l->tx_ns + (l->tx_rem != 0), EV_TX_DONE, link);
+}
+
+static void link_enqueue(struct uroce_sim *sim, uint32_t link, uint32_t pi)
+{
+	struct sim_link *l = &sim->links[link];
+	uint32_t len = sim->pkts[pi].len;
+
+	if (!l->cfg.bandwidth_bps) { /* infinitely fast: no serialisation, no queue */
+		link_transmit(sim, l, pi, sim->now);
+		return;
+	}
+	if ((l->cfg.queue_pkts && l->q_pkts + 1 > l->cfg.queue_pkts) ||
+	    (l->cfg.queue_bytes && l->q_bytes + len > l->cfg.queue_bytes)) {
+		l->c.drop_queue++;
+		pkt_free(sim, pi);
+		return;
+	}
+	if (l->cfg.ce_threshold && l->q_bytes > l->cfg.ce_threshold)
+		l->c.ce_marked += ip_mark_ce(pkt_data(sim, pi));
+	sim->pkts[pi].next = NIL;
+	l->q_bytes += len;
+	if (l->q_pkts++) {
+		sim->pkts[l->tail].next = pi;
+		l->tail = pi;
+		return;
+	}
+	l->head = l->tail = pi;
+	if (sim->now > l->tx_ns) { /* idle since before now: the transmitter starts now */
+		l->tx_ns = sim->now;
+		l->tx_rem = 0;
+	}
+	link_start(sim, l, link);
+}
+
+static void on_tx_done(struct uroce_sim *sim, uint32_t link)
+{
+	struct sim_link *l = &sim->links[link];
+	uint32_t pi = l->head;
+
+	l->head = sim->pkts[pi].next;
+	l->q_pkts--;
+	l->q_bytes -= sim->pkts[pi].len;
+	link_transmit(sim, l, pi, sim->now);
+	if (l->q_pkts)
+		link_start(sim, l, link); /* back to back, from the exact end of the last */
+}
+
+static void on_deliver(struct uroce_sim *sim, uint32_t pi)
+{
+	struct sim_link *l = &sim->links[sim->pkts[pi].link];
+	struct sim_ep *ep = sim->eps[l->to];
+
+	if (ep->closed) {
+		l->c.drop_closed++;
+		ep->c.drop_closed++;
+		pkt_free(sim, pi);
+		return;
+	}
+	if (ep->ring_count == ep->ring_size) {
+		l->c.drop_ring++;
+		ep->c.drop_ring++;
+		pkt_free(sim, pi);
+		return;
+	}
+	sim->pkts[pi].ts = sim->now;
+	ep->ring[(ep->ring_head + ep->ring_count++) % ep->ring_size] = pi;
+	l->c.delivered++;
+	ep->c.delivered++;
+	trace_packet(sim, UROCE_SIM_TRACE_DELIVER, l, pkt_data(sim, pi), sim->pkts[pi].len);
+}
+
+/* One table of event handlers. */
+static void (*const ev_handlers[])(struct uroce_sim *, uint32_t) = {
+	[EV_TX_DONE] = on_tx_done,
+	[EV_DELIVER] = on_deliver,
+};
+
+/* ---- public API ---- */
+
+struct uroce_sim *uroce_sim_new(uint64_t seed, const struct uroce_sim_cfg *cfg)
+{
+	struct uroce_sim *sim = calloc(1, sizeof(*sim));
+	uint32_t npkts = cfg && cfg->pool_pkts ? cfg->pool_pkts : UROCE_SIM_POOL_PKTS;
+	uint32_t max_pkt = cfg && cfg->max_pkt ? cfg->max_pkt : UROCE_SIM_MAX_PKT;
+
+	if (!sim || max_pkt < MIN_PKT || max_pkt > 0xFFFF || npkts == NIL) {
+		free(sim);
+		return NULL;
+	}
+	sim->seed = seed;
+	sim->npkts = npkts;
+	sim->max_pkt = max_pkt;
+	sim->pkts = calloc(npkts, sizeof(*sim->pkts));
+	/* Not zeroed: untouched buffers cost no memory until a packet lands in them. */
+	sim->bufs = malloc((size_t)npkts * max_pkt);
+	sim->heap_cap = npkts;
+	sim->heap = calloc(sim->heap_cap, sizeof(*sim->heap));
+	if (!sim->pkts || !sim->bufs || !sim->heap) {
+		uroce_sim_free(sim);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < npkts; i++)
+		sim->pkts[i].next = i + 1 < npkts ? i + 1 : NIL;
+	sim->free_head = 0;
+	return sim;
+}
+
+void uroce_sim_free(struct uroce_sim *sim)
+{
+	if (!sim)
+		return;
+	uroce_sim_trace_pcap(sim, NULL, 0);
+	for (uint32_t i = 0; i < sim->neps; i++) {
+		free(sim->eps[i]->ring);
+		free(sim->eps[i]);
+	}
+	free(sim->eps);
+	free(sim->links);
+	free(sim->heap);
+	free(sim->bufs);
+	free(sim->pkts);
+	free(sim);
+}
+
+static struct sim_ep *ep_get(const struct uroce_sim *sim, int ep)
+{
+	return ep >= 0 && (uint32_t)ep < sim->neps ? sim->eps[ep] : NULL;
+}
+
+static int sim_io_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t n)
+{
+	struct sim_ep *ep = (struct sim_ep *)io;
+	int sent = 0;
+
+	for (; (size_t)sent < n && sent < INT_MAX; sent++) {
+		int err = uroce_sim_send(ep->sim, ep->index, &pkts[sent]);
+		if (err < 0)
+			return sent ? sent : err;
+	}
+	return sent;
+}
+
+static int sim_io_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
+{
+	struct sim_ep *ep = (struct sim_ep *)io;
+	return uroce_sim_recv(ep->sim, ep->index, pkts, n);
+}
+
+static int sim_io_fd(struct uroce_io *io)
+{
+	(void)io;
+	return -1;
+}
+
+static void sim_io_close(struct uroce_io *io)
+{
+	struct sim_ep *ep = (struct sim_ep *)io;
+
+	for (; ep->ring_count; ep->ring_count--, ep->ring_head = (ep->ring_head + 1) % ep->ring_size)
+		pkt_free(ep->sim, ep->ring[ep->ring_head]);
+	ep->closed = true;
+}
+
+static const struct uroce_io_ops sim_io_ops = {
+	.name = "sim",
+	.send = sim_io_send,
+	.recv = sim_io_recv,
+	.fd = sim_io_fd,
+	.close = sim_io_close,
+};
+
+int uroce_sim_add_endpoint(struct uroce_sim *sim, const struct uroce_io_addr *addr,
+			   uint32_t ring_pkts)
+{
+	struct sim_ep *ep, **eps;
+
+	if (sim->neps == MAX_ENDPOINTS)
+		return UROCE_EINVAL;
+	for (uint32_t i = 0; i < sim->neps; i++)
+		if (addr_equal(&sim->eps[i]->addr, addr))
+			return UROCE_EINVAL;
+	eps = realloc(sim->eps, (sim->neps + 1) * sizeof(*eps));
+	if (!eps)
+		return UROCE_ENOMEM;
+	sim->eps = eps;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return UROCE_ENOMEM;
+	ep->ring_size = ring_pkts ? ring_pkts : UROCE_SIM_RING;
+	ep->ring = calloc(ep->ring_size, sizeof(*ep->ring));
+	if (!ep->ring) {
+		free(ep);
+		return UROCE_ENOMEM;
+	}
+	ep->io.ops = &sim_io_ops;
+	ep->sim = sim;
+	ep->index = (int)sim->neps;
+	ep->addr = *addr;
+	ep->first_out = NIL;
+	sim->eps[sim->neps++] = ep;
+	return ep->index;
+}
+
+int uroce_sim_connect(struct uroce_sim *sim, int from, int to,
+		      const struct uroce_sim_link_cfg *cfg)
+{
+	struct sim_ep *src = ep_get(sim, from);
+	struct sim_link *links, *l;
+	struct sim_event *heap;
+	struct uroce_impair im;
+	uint64_t x = sim->seed;
+
+	if (!src || !ep_get(sim, to) || cfg->latency_ns > UROCE_IMPAIR_MAX_DELAY_NS ||
+	    sim->nlinks == NIL)
+		return UROCE_EINVAL;
+	for (uint32_t i = src->first_out; i != NIL; i = sim->links[i].next_out)
+		if (sim->links[i].to == (uint32_t)to)
+			return UROCE_EINVAL;
+	/* Each link's streams come from the fabric seed and the link index, so that traffic on
+	 * one link never shifts the draws of another. */
+	if (uroce_impair_init(&im, &cfg->impair, uroce_splitmix64(&x) + sim->nlinks) < 0)
+		return UROCE_EINVAL;
+	links = realloc(sim->links, (sim->nlinks + 1) * sizeof(*links));
+	if (!links)
+		return UROCE_ENOMEM;
+	sim->links = links;
+	heap = realloc(sim->heap, (sim->heap_cap + 1) * sizeof(*heap));
+	if (!heap)
+		return UROCE_ENOMEM;
+	sim->heap = heap;
+	sim->heap_cap++;
+
+	l = &sim->links[sim->nlinks];
+	memset(l, 0, sizeof(*l));
+	l->from = (uint32_t)from;
+	l->to = (uint32_t)to;
+	l->cfg = *cfg;
+	l->im = im;
+	l->head = l->tail = NIL;
+	l->next_out = src->first_out;
+	src->first_out = sim->nlinks;
+	return (int)sim->nlinks++;
+}
+
+int uroce_sim_send(struct uroce_sim *sim, int epi, const struct uroce_io_pkt *pkt)
+{
+	struct sim_ep *ep = ep_get(sim, epi);
+	struct uroce_io_addr dst;
+	uint32_t link = NIL, pi;
+
+	if (!ep || ep->closed || !ip_valid(pkt->data, pkt->len))
+		return UROCE_EINVAL;
+	if (pkt->len > sim->max_pkt)
+		return UROCE_ENOSPACE;
+	ep->c.sent++;
+	ip_addr(pkt->data, true, &dst);
+	for (uint32_t i = ep->first_out; i != NIL && link == NIL; i = sim->links[i].next_out)
+		if (addr_equal(&sim->eps[sim->links[i].to]->addr, &dst))
+			link = i;
+	if (link == NIL) {
+		ep->c.drop_noroute++;
+		return 0;
+	}
+	struct sim_link *l = &sim->links[link];
+	l->c.sent++;
+	trace_packet(sim, UROCE_SIM_TRACE_SEND, l, pkt->data, pkt->len);
+	pi = pkt_alloc(sim);
+	if (pi == NIL) {
+		l->c.drop_pool++;
+		return 0;
+	}
+	memcpy(pkt_data(sim, pi), pkt->data, pkt->len);
+	sim->pkts[pi].len = pkt->len;
+	sim->pkts[pi].link = link;
+	link_enqueue(sim, link, pi);
+	return 0;
+}
+
+int uroce_sim_recv(struct uroce_sim *sim, int epi, struct uroce_io_pkt *pkts, size_t n)
+{
+	struct sim_ep *ep = ep_get(sim, epi);
+	int got = 0;
+
+	if (!ep)
+		return UROCE_EINVAL;
+	for (; ep->ring_count && (size_t)got < n && got < INT_MAX; got++) {
+		struct uroce_io_pkt *out = &pkts[got];
+		uint32_t pi = ep->ring[ep->ring_head];
+		const uint8_t *p = pkt_data(sim, pi);
+		uint32_t len = sim->pkts[pi].len;
+
+		ep->ring_head = (ep->ring_head + 1) % ep->ring_size;
+		ep->ring_count--;
+		out->flags = len > out->cap ? UROCE_IO_PKT_TRUNC : 0;
+		out->len = len > out->cap ? out->cap : len;
+		memcpy(out->data, p, out->len);
+		out->ts_ns = sim->pkts[pi].ts;
+		if (ip_valid(p, len)) {
+			out->tos = ip_tclass(p);
+			ip_addr(p, false, &out->src);
+			ip_addr(p, true, &out->dst);
+		} else { /* corrupt_any hit the IP header: no metadata to trust */
+			out->tos = 0;
+			memset(&out->src, 0, sizeof(out->src));
+			memset(&out->dst, 0, sizeof(out->dst));
+		}
+		pkt_free(sim, pi);
+	}
+	return got;
+}
+
+struct uroce_io *uroce_sim_io(struct uroce_sim *sim, int epi)
+{
+	struct sim_ep *ep = ep_get(sim, epi);
+	return ep ? &ep->io : NULL;
+}
+
+uint64_t uroce_sim_now(const struct uroce_sim *sim) { return sim->now; }
+
+uint64_t uroce_sim_next_event_time(const struct uroce_sim *sim)
+{
+	return sim->nheap ? sim->heap[0].time : UROCE_SIM_NEVER;
+}
+
+size_t uroce_sim_run_until(struct uroce_sim *sim, uint64_t t)
+{
+	size_t n = 0;
+
+	for (; sim->nheap && sim->heap[0].time <= t; n++) {
+		struct sim_event ev = ev_pop(sim);
+		sim->now = ev.time;
+		ev_handlers[ev.kind](sim, ev.index);
+	}
+	if (t > sim->now)
+		sim->now = t;
+	return n;
+}
+
+const union uroce_sim_counters *uroce_sim_link_counters(const struct uroce_sim *sim, int link)
+{
+	return link >= 0 && (uint32_t)link < sim->nlinks ? &sim->links[link].c : NULL;
+}
+
+const union uroce_sim_counters *uroce_sim_endpoint_counters(const struct uroce_sim *sim, int ep)
+{
+	const struct sim_ep *e = ep_get(sim, ep);
+	return e ? &e->c : NULL;
+}
