@@ -19,6 +19,11 @@ struct dump_frame {
 	uint32_t wirelen;    /* bytes on the wire */
 	enum uroce_link link;
 	const uint8_t *data;
+	/* Set when the frame cannot be handed to the wire dissector: what it is ("ERF type 7",
+	 * "Linux cooked capture, protocol 0x0806 (ARP)"). err is then a UROCE_E* code when the
+	 * capture record itself is broken, else 0. */
+	const char *undecoded;
+	int err;
 };
 
 struct dump_pkt {
@@ -32,7 +37,10 @@ struct dump_pkt {
 	struct uroce_mgmt mgmt;
 	bool has_ipoib;         /* payload decoded as IPoIB (native IB UD/RC with an IPoIB header) */
 	struct uroce_ipoib ipoib;
-	bool malformed;         /* a header was cut short or inconsistent: see pkt.err */
+	bool malformed;         /* a header was cut short or inconsistent: see err */
+	int err;                /* the first negative UROCE_E* code met: pkt.err, or the MAD or
+				 * IPoIB decoder's */
+	const char *err_where;  /* the layer that failed ("BTH", "MAD"), NULL when err is 0 */
 };
 
 /* Dissects frame into out (which keeps a pointer to frame). */
