@@ -217,11 +217,17 @@ static int parse_args(int argc, char **argv, struct options *o)
 		fputs("uroce-dump: -T fields and -e FIELD go together\n", stderr);
 		return -1;
 	}
-	/* With --flows alone only the report is printed; a mode asked for prints packets too. */
+	/* With --flows alone only the report is printed, and `--flows -T json` is the report as
+	 * one JSON document (no packet lines before it, so that it parses); another mode asked
+	 * for prints packets, then the text report. */
 	if (o->mode == MODE_NONE && o->flows == FLOWS_OFF)
 		o->mode = MODE_LINE;
-	if (o->flows == FLOWS_AUTO)
-		o->flows = o->mode == MODE_JSON ? FLOWS_JSON : FLOWS_TEXT;
+	if (o->flows == FLOWS_AUTO && o->mode == MODE_JSON) {
+		o->flows = FLOWS_JSON;
+		o->mode = MODE_NONE;
+	} else if (o->flows == FLOWS_AUTO) {
+		o->flows = FLOWS_TEXT;
+	}
 	return 0;
 }
 
