@@ -92,7 +92,9 @@ static void erf_fixed(struct uroce_erf *out, const uint8_t *p)
 	out->wlen = get_be16(p + 14);
 }
 
-ssize_t uroce_erf_decode(struct uroce_erf *out, const uint8_t *p, size_t len)
+/* The strict decoder needs the whole record; the snapped one only the headers, the record
+ * then ending at min(len, rlen). */
+static ssize_t erf_decode(struct uroce_erf *out, const uint8_t *p, size_t len, bool snapped)
 {
 	if (!out || !p)
 		return UROCE_EINVAL;
@@ -101,24 +103,21 @@ ssize_t uroce_erf_decode(struct uroce_erf *out, const uint8_t *p, size_t len)
 	erf_fixed(out, p);
 	if (out->rlen < UROCE_ERF_HDR_LEN)
 		return UROCE_EBADLEN;
-	if (len < out->rlen)
+	if (!snapped && len < out->rlen)
 		return UROCE_ETRUNC;
-	int err = erf_parse(out, p, len, out->rlen);
-	return err < 0 ? err : (ssize_t)out->rlen;
+	size_t end = len < out->rlen ? len : out->rlen;
+	int err = erf_parse(out, p, len, end);
+	return err < 0 ? err : (ssize_t)end;
+}
+
+ssize_t uroce_erf_decode(struct uroce_erf *out, const uint8_t *p, size_t len)
+{
+	return erf_decode(out, p, len, false);
 }
 
 ssize_t uroce_erf_decode_snap(struct uroce_erf *out, const uint8_t *p, size_t len)
 {
-	if (!out || !p)
-		return UROCE_EINVAL;
-	if (len < UROCE_ERF_HDR_LEN)
-		return UROCE_ETRUNC;
-	erf_fixed(out, p);
-	if (out->rlen < UROCE_ERF_HDR_LEN)
-		return UROCE_EBADLEN;
-	size_t end = len < out->rlen ? len : out->rlen;
-	int err = erf_parse(out, p, len, end);
-	return err < 0 ? err : (ssize_t)end;
+	return erf_decode(out, p, len, true);
 }
 
 ssize_t uroce_erf_encode(const struct uroce_erf *in, const uint8_t *pkt, size_t pkt_len,

@@ -35,6 +35,25 @@ struct fld_val {
 
 #define FLD_MAX_OCC 8
 
+/* Getter helpers: one occurrence of an integer, or of a string (none when s is NULL). */
+static inline int fld_one(struct fld_val *out, uint64_t u)
+{
+	*out = (struct fld_val){.u = u};
+	return 1;
+}
+
+static inline int fld_one_bytes(struct fld_val *out, const uint8_t *p, size_t len)
+{
+	*out = (struct fld_val){.bytes = p, .len = len};
+	return 1;
+}
+
+static inline int fld_one_str(struct fld_val *out, const char *s)
+{
+	*out = (struct fld_val){.str = s};
+	return s ? 1 : 0;
+}
+
 /* Where a table-driven field (get == NULL) finds its value. */
 enum fld_src {
 	FLD_SRC_PKT,   /* the member of struct dump_pkt at `off`, `size` bytes (an integer, or

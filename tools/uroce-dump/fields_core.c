@@ -53,28 +53,6 @@ _Static_assert(offsetof(struct dump_pkt, pkt) + sizeof(struct uroce_pkt) <= UINT
 		return expr;                                         \
 	}
 
-static int one(struct fld_val *out, uint64_t u)
-{
-	memset(out, 0, sizeof(*out));
-	out->u = u;
-	return 1;
-}
-
-static int one_str(struct fld_val *out, const char *s)
-{
-	memset(out, 0, sizeof(*out));
-	out->str = s;
-	return 1;
-}
-
-static int one_bytes(struct fld_val *out, const uint8_t *p, size_t len)
-{
-	memset(out, 0, sizeof(*out));
-	out->bytes = p;
-	out->len = len;
-	return 1;
-}
-
 static bool has_ext(const struct dump_pkt *d, uint16_t bit)
 {
 	return (d->pkt.layers & L_EXT) && (d->pkt.ext.present & bit);
@@ -82,26 +60,26 @@ static bool has_ext(const struct dump_pkt *d, uint16_t bit)
 
 /* ---- Frame ---- */
 
-GETTER(get_number, one(out, d->frame->number))
-GETTER(get_time, one(out, d->frame->ts_ns))
-GETTER(get_len, one(out, d->frame->wirelen))
-GETTER(get_caplen, one(out, d->frame->caplen))
+GETTER(get_number, fld_one(out, d->frame->number))
+GETTER(get_time, fld_one(out, d->frame->ts_ns))
+GETTER(get_len, fld_one(out, d->frame->wirelen))
+GETTER(get_caplen, fld_one(out, d->frame->caplen))
 
 static int get_encap(const struct dump_pkt *d, struct fld_val *out)
 {
-	return one_str(out, uroce_encap_name(d->pkt.encap));
+	return fld_one_str(out, uroce_encap_name(d->pkt.encap));
 }
 
-GETTER(get_malformed, one(out, d->malformed))
+GETTER(get_malformed, fld_one(out, d->malformed))
 
 static int get_error(const struct dump_pkt *d, struct fld_val *out)
 {
-	return d->err ? one_str(out, uroce_strerror(d->err)) : 0;
+	return d->err ? fld_one_str(out, uroce_strerror(d->err)) : 0;
 }
 
 static int get_error_layer(const struct dump_pkt *d, struct fld_val *out)
 {
-	return d->err && d->err_where ? one_str(out, d->err_where) : 0;
+	return d->err && d->err_where ? fld_one_str(out, d->err_where) : 0;
 }
 
 static const char *mean_malformed(const struct dump_pkt *d, const struct fld_val *v, char *buf,
@@ -141,7 +119,7 @@ static int get_eth_type(const struct dump_pkt *d, struct fld_val *out)
 
 	if (!(d->pkt.layers & L_ETH))
 		return 0;
-	return one(out, e->n_vlans ? e->vlan[0].tpid : e->ethertype);
+	return fld_one(out, e->n_vlans ? e->vlan[0].tpid : e->ethertype);
 }
 
 /* One occurrence per tag with the given TPID, outermost first: tshark shows 802.1Q tags as
@@ -158,7 +136,7 @@ static int tag_each(const struct dump_pkt *d, struct fld_val *out, uint16_t tpid
 		uint16_t next = i + 1 < e->n_vlans ? e->vlan[i + 1].tpid : e->ethertype;
 		const uint16_t v[] = {e->vlan[i].pcp, e->vlan[i].dei, e->vlan[i].vid, next};
 		if (e->vlan[i].tpid == tpid)
-			one(&out[n++], v[what]);
+			fld_one(&out[n++], v[what]);
 	}
 	return n;
 }
@@ -208,7 +186,7 @@ static const char *mean_ecn(const struct dump_pkt *d, const struct fld_val *v, c
 
 static int get_ip_hdr_len(const struct dump_pkt *d, struct fld_val *out)
 {
-	return d->pkt.layers & L_IP4 ? one(out, d->pkt.ip4.ihl * 4u) : 0;
+	return d->pkt.layers & L_IP4 ? fld_one(out, d->pkt.ip4.ihl * 4u) : 0;
 }
 
 static const struct dump_field ipv4_fields[] = {
@@ -233,7 +211,7 @@ static const struct dump_field ipv4_fields[] = {
 
 static int get_ip6_ext_len(const struct dump_pkt *d, struct fld_val *out)
 {
-	return (d->pkt.layers & L_IP6) && d->pkt.ip6.has_ext ? one(out, d->pkt.ip6.ext_len) : 0;
+	return (d->pkt.layers & L_IP6) && d->pkt.ip6.has_ext ? fld_one(out, d->pkt.ip6.ext_len) : 0;
 }
 
 static const struct dump_field ipv6_fields[] = {
@@ -308,7 +286,7 @@ static bool is_rwh(const struct dump_pkt *d)
 
 static int get_rwh(const struct dump_pkt *d, struct fld_val *out)
 {
-	return is_rwh(d) ? one_bytes(out, d->pkt.frame + UROCE_LRH_LEN, 4) : 0;
+	return is_rwh(d) ? fld_one_bytes(out, d->pkt.frame + UROCE_LRH_LEN, 4) : 0;
 }
 
 /* tshark shows the EtherType of the RWH (LNH 0), and also the type field that opens an IPoIB
@@ -316,8 +294,8 @@ static int get_rwh(const struct dump_pkt *d, struct fld_val *out)
 static int get_rwh_etype(const struct dump_pkt *d, struct fld_val *out)
 {
 	if (is_rwh(d))
-		return one(out, d->pkt.raw_ethertype);
-	return d->has_ipoib ? one(out, d->ipoib.ethertype) : 0;
+		return fld_one(out, d->pkt.raw_ethertype);
+	return d->has_ipoib ? fld_one(out, d->ipoib.ethertype) : 0;
 }
 
 static const struct dump_field rwh_fields[] = {
@@ -332,7 +310,7 @@ static int get_grh(const struct dump_pkt *d, struct fld_val *out)
 
 	if (!(d->pkt.layers & L_GRH) || off + UROCE_GRH_LEN > d->pkt.frame_len)
 		return 0;
-	return one_bytes(out, d->pkt.frame + off, UROCE_GRH_LEN);
+	return fld_one_bytes(out, d->pkt.frame + off, UROCE_GRH_LEN);
 }
 
 static const char *mean_nxthdr(const struct dump_pkt *d, const struct fld_val *v, char *buf,
@@ -393,14 +371,14 @@ static int get_opname(const struct dump_pkt *d, struct fld_val *out)
 	if (!op || !op->name)
 		return 0;
 	/* "RC_SEND_FIRST"; the CNP is its own transport: "CNP", not "CNP_CNP" */
-	return one_str(out, op->kind == UROCE_OPK_CNP ? op->op_name : op->name);
+	return fld_one_str(out, op->kind == UROCE_OPK_CNP ? op->op_name : op->name);
 }
 
 static int get_transport(const struct dump_pkt *d, struct fld_val *out)
 {
 	if (!(d->pkt.layers & L_BTH))
 		return 0;
-	return one_str(out, uroce_transport_name(uroce_opcode_transport(d->pkt.bth.opcode)));
+	return fld_one_str(out, uroce_transport_name(uroce_opcode_transport(d->pkt.bth.opcode)));
 }
 
 static const struct dump_field bth_fields[] = {
@@ -438,7 +416,7 @@ static int ext_bytes(const struct dump_pkt *d, unsigned idx, struct fld_val *out
 			off += uroce_exthdr_size[i];
 	if (off + uroce_exthdr_size[idx] > d->pkt.frame_len)
 		return 0;
-	return one_bytes(out, d->pkt.frame + off, uroce_exthdr_size[idx]);
+	return fld_one_bytes(out, d->pkt.frame + off, uroce_exthdr_size[idx]);
 }
 
 #define EXT_RAW_GETTER(id, size, name, desc) GETTER(get_raw_##id, ext_bytes(d, UROCE_EHI_##id, out))
@@ -477,15 +455,15 @@ static const struct dump_field feth_fields[] = {
 static int get_va(const struct dump_pkt *d, struct fld_val *out)
 {
 	if (has_ext(d, UROCE_EH_RETH))
-		return one(out, d->pkt.ext.reth.va);
-	return has_ext(d, UROCE_EH_ATOMICETH) ? one(out, d->pkt.ext.atomiceth.va) : 0;
+		return fld_one(out, d->pkt.ext.reth.va);
+	return has_ext(d, UROCE_EH_ATOMICETH) ? fld_one(out, d->pkt.ext.atomiceth.va) : 0;
 }
 
 static int get_rkey(const struct dump_pkt *d, struct fld_val *out)
 {
 	if (has_ext(d, UROCE_EH_RETH))
-		return one(out, d->pkt.ext.reth.rkey);
-	return has_ext(d, UROCE_EH_ATOMICETH) ? one(out, d->pkt.ext.atomiceth.rkey) : 0;
+		return fld_one(out, d->pkt.ext.reth.rkey);
+	return has_ext(d, UROCE_EH_ATOMICETH) ? fld_one(out, d->pkt.ext.atomiceth.rkey) : 0;
 }
 
 static const struct dump_field reth_fields[] = {
@@ -512,7 +490,7 @@ static int aeth_value_if(const struct dump_pkt *d, struct fld_val *out, enum uro
 
 	if (!has_ext(d, UROCE_EH_AETH) || uroce_aeth_type(syn) != t)
 		return 0;
-	return one(out, uroce_aeth_value(syn));
+	return fld_one(out, uroce_aeth_value(syn));
 }
 
 GETTER(get_credit, aeth_value_if(d, out, UROCE_AETH_ACK))
@@ -526,12 +504,12 @@ static int get_credits(const struct dump_pkt *d, struct fld_val *out)
 
 	if (!get_credit(d, out) || (credits = uroce_aeth_credits((uint8_t)out->u)) < 0)
 		return 0;
-	return one(out, (uint64_t)credits);
+	return fld_one(out, (uint64_t)credits);
 }
 
 static int get_rnr_us(const struct dump_pkt *d, struct fld_val *out)
 {
-	return get_timer(d, out) ? one(out, uroce_rnr_timer_us((uint8_t)out->u)) : 0;
+	return get_timer(d, out) ? fld_one(out, uroce_rnr_timer_us((uint8_t)out->u)) : 0;
 }
 
 static int get_nak_name(const struct dump_pkt *d, struct fld_val *out)
@@ -541,7 +519,7 @@ static int get_nak_name(const struct dump_pkt *d, struct fld_val *out)
 	if (!get_nak_code(d, out))
 		return 0;
 	name = uroce_nak_name((uint8_t)out->u);
-	return one_str(out, name ? name : "reserved");
+	return fld_one_str(out, name ? name : "reserved");
 }
 
 static int get_aeth_meaning(const struct dump_pkt *d, struct fld_val *out)
@@ -551,7 +529,7 @@ static int get_aeth_meaning(const struct dump_pkt *d, struct fld_val *out)
 
 	if (!has_ext(d, UROCE_EH_AETH))
 		return 0;
-	return one_str(out, uroce_aeth_describe(d->pkt.ext.aeth.syndrome, buf, sizeof(buf)));
+	return fld_one_str(out, uroce_aeth_describe(d->pkt.ext.aeth.syndrome, buf, sizeof(buf)));
 }
 
 static const char *mean_syndrome(const struct dump_pkt *d, const struct fld_val *v, char *buf,
@@ -634,7 +612,7 @@ static const struct dump_field ieth_fields[] = {
 
 static int get_cnp(const struct dump_pkt *d, struct fld_val *out)
 {
-	return d->pkt.op && d->pkt.op->kind == UROCE_OPK_CNP ? one(out, 1) : 0;
+	return d->pkt.op && d->pkt.op->kind == UROCE_OPK_CNP ? fld_one(out, 1) : 0;
 }
 
 static const struct dump_field cnp_fields[] = {
@@ -662,13 +640,13 @@ static int get_payload(const struct dump_pkt *d, struct fld_val *out)
 	const uint8_t *p;
 	size_t len;
 
-	return payload(d, &p, &len) && len ? one_bytes(out, p, len) : 0;
+	return payload(d, &p, &len) && len ? fld_one_bytes(out, p, len) : 0;
 }
 
 static int get_payload_len(const struct dump_pkt *d, struct fld_val *out)
 {
 	return (d->pkt.layers & L_EXT) && (d->pkt.op->flags & UROCE_OPF_PAYLOAD)
-		       ? one(out, d->pkt.payload_len)
+		       ? fld_one(out, d->pkt.payload_len)
 		       : 0;
 }
 
@@ -682,7 +660,7 @@ static int get_data_len(const struct dump_pkt *d, struct fld_val *out)
 	if (d->has_mgmt || d->has_ipoib || !payload(d, &p, &len))
 		return 0;
 	len = d->pkt.payload_len + d->pkt.bth.padcnt;
-	return len ? one(out, len) : 0;
+	return len ? fld_one(out, len) : 0;
 }
 
 /* The 8-byte ATOMIC WRITE payload, a big-endian value written at the RETH's VA. */
@@ -694,7 +672,7 @@ static int get_atomic_write(const struct dump_pkt *d, struct fld_val *out)
 	if (!payload(d, &p, &len) || d->pkt.op->kind != UROCE_OPK_ATOMIC_WRITE ||
 	    len < UROCE_ATOMIC_WRITE_LEN)
 		return 0;
-	return one(out, get_be64(p));
+	return fld_one(out, get_be64(p));
 }
 
 static const struct dump_field payload_fields[] = {
@@ -708,17 +686,17 @@ static const struct dump_field payload_fields[] = {
 
 static int get_icrc(const struct dump_pkt *d, struct fld_val *out)
 {
-	return d->pkt.layers & UROCE_L_ICRC ? one(out, dump_crc32_shown(d->pkt.icrc)) : 0;
+	return d->pkt.layers & UROCE_L_ICRC ? fld_one(out, dump_crc32_shown(d->pkt.icrc)) : 0;
 }
 
 static int get_vcrc(const struct dump_pkt *d, struct fld_val *out)
 {
-	return d->pkt.layers & UROCE_L_VCRC ? one(out, dump_crc16_shown(d->pkt.vcrc)) : 0;
+	return d->pkt.layers & UROCE_L_VCRC ? fld_one(out, dump_crc16_shown(d->pkt.vcrc)) : 0;
 }
 
 static int crc_status(enum uroce_crc_status st, struct fld_val *out)
 {
-	return st == UROCE_CRC_ABSENT ? 0 : one_str(out, uroce_crc_status_name(st));
+	return st == UROCE_CRC_ABSENT ? 0 : fld_one_str(out, uroce_crc_status_name(st));
 }
 
 static bool crc_computed(enum uroce_crc_status st)
@@ -731,12 +709,12 @@ GETTER(get_vcrc_status, crc_status(d->vcrc_status, out))
 
 static int get_icrc_computed(const struct dump_pkt *d, struct fld_val *out)
 {
-	return crc_computed(d->icrc_status) ? one(out, dump_crc32_shown(d->icrc_computed)) : 0;
+	return crc_computed(d->icrc_status) ? fld_one(out, dump_crc32_shown(d->icrc_computed)) : 0;
 }
 
 static int get_vcrc_computed(const struct dump_pkt *d, struct fld_val *out)
 {
-	return crc_computed(d->vcrc_status) ? one(out, dump_crc16_shown(d->vcrc_computed)) : 0;
+	return crc_computed(d->vcrc_status) ? fld_one(out, dump_crc16_shown(d->vcrc_computed)) : 0;
 }
 
 static const char *crc_meaning(enum uroce_crc_status st, unsigned width, uint32_t computed,

@@ -37,33 +37,6 @@
 #define H32 8
 #define H64 16
 
-static int one(struct fld_val *out, uint64_t u)
-{
-	memset(out, 0, sizeof(*out));
-	out->u = u;
-	return 1;
-}
-
-static int one_str(struct fld_val *out, const char *s)
-{
-	memset(out, 0, sizeof(*out));
-	out->str = s;
-	return s ? 1 : 0;
-}
-
-static void set_bytes(struct fld_val *out, const uint8_t *p, size_t len)
-{
-	memset(out, 0, sizeof(*out));
-	out->bytes = p;
-	out->len = len;
-}
-
-static int one_bytes(struct fld_val *out, const uint8_t *p, size_t len)
-{
-	set_bytes(out, p, len);
-	return 1;
-}
-
 /* ---- Where things are ---- */
 
 static const struct uroce_mgmt *mgmt(const struct dump_pkt *d)
@@ -99,7 +72,7 @@ static int add_mad_bytes(const struct dump_pkt *d, struct fld_val *out, int n, l
 
 	if (!p || n >= FLD_MAX_OCC)
 		return n;
-	set_bytes(&out[n], p, len);
+	fld_one_bytes(&out[n], p, len);
 	return n + 1;
 }
 
@@ -112,19 +85,19 @@ static bool is_smp(const struct dump_pkt *d)
 
 static int get_mad(const struct dump_pkt *d, struct fld_val *out)
 {
-	return d->has_mgmt ? one_bytes(out, d->mgmt.raw, UROCE_MAD_LEN) : 0;
+	return d->has_mgmt ? fld_one_bytes(out, d->mgmt.raw, UROCE_MAD_LEN) : 0;
 }
 
 static int get_mad_data(const struct dump_pkt *d, struct fld_val *out)
 {
-	return d->has_mgmt ? one_bytes(out, d->mgmt.raw + UROCE_MAD_HDR_LEN, UROCE_MAD_DATA_LEN) : 0;
+	return d->has_mgmt ? fld_one_bytes(out, d->mgmt.raw + UROCE_MAD_HDR_LEN, UROCE_MAD_DATA_LEN) : 0;
 }
 
 #define MAD_GET(fn, expr)                                                   \
 	static int fn(const struct dump_pkt *d, struct fld_val *out)        \
 	{                                                                   \
 		const struct uroce_mgmt *m = mgmt(d);                       \
-		return m ? one(out, (expr)) : 0;                            \
+		return m ? fld_one(out, (expr)) : 0;                            \
 	}
 
 MAD_GET(get_base_version, m->hdr.base_version)
@@ -185,16 +158,16 @@ static const struct dump_field mad_fields[] = {
 
 static int get_smplid(const struct dump_pkt *d, struct fld_val *out)
 {
-	return mgmt_has(d, UROCE_MGMT_SMP_LID) ? one_bytes(out, d->mgmt.raw, UROCE_MAD_LEN) : 0;
+	return mgmt_has(d, UROCE_MGMT_SMP_LID) ? fld_one_bytes(out, d->mgmt.raw, UROCE_MAD_LEN) : 0;
 }
 
 /* tshark uses infiniband.smplid.mkey for the M_Key of both kinds of SMP. */
 static int get_mkey(const struct dump_pkt *d, struct fld_val *out)
 {
 	if (mgmt_has(d, UROCE_MGMT_SMP_LID))
-		return one(out, d->mgmt.smp_lid.mkey);
+		return fld_one(out, d->mgmt.smp_lid.mkey);
 	if (mgmt_has(d, UROCE_MGMT_SMP_DR))
-		return one(out, d->mgmt.smp_dr.mkey);
+		return fld_one(out, d->mgmt.smp_dr.mkey);
 	return 0;
 }
 
@@ -312,21 +285,21 @@ static int get_smpdata(const struct dump_pkt *d, struct fld_val *out)
 
 static int get_smpdirected(const struct dump_pkt *d, struct fld_val *out)
 {
-	return mgmt_has(d, UROCE_MGMT_SMP_DR) ? one_bytes(out, d->mgmt.raw, UROCE_MAD_LEN) : 0;
+	return mgmt_has(d, UROCE_MGMT_SMP_DR) ? fld_one_bytes(out, d->mgmt.raw, UROCE_MAD_LEN) : 0;
 }
 
 #define DR_GET(fn, expr)                                                    \
 	static int fn(const struct dump_pkt *d, struct fld_val *out)        \
 	{                                                                   \
 		const struct uroce_smp_dr *s = &d->mgmt.smp_dr;             \
-		return mgmt_has(d, UROCE_MGMT_SMP_DR) ? one(out, (expr)) : 0; \
+		return mgmt_has(d, UROCE_MGMT_SMP_DR) ? fld_one(out, (expr)) : 0; \
 	}
 
 /* tshark 4.0 reads the D bit as 1 byte with the 16-bit mask 0x8000: it is always 0. The bit
  * itself is uroce.smp.d. */
 static int get_dr_d_tshark(const struct dump_pkt *d, struct fld_val *out)
 {
-	return mgmt_has(d, UROCE_MGMT_SMP_DR) ? one(out, 0) : 0;
+	return mgmt_has(d, UROCE_MGMT_SMP_DR) ? fld_one(out, 0) : 0;
 }
 
 DR_GET(get_dr_d, s->d)
@@ -338,12 +311,12 @@ DR_GET(get_dr_dlid, s->dr_dlid)
 
 static int get_initial_path(const struct dump_pkt *d, struct fld_val *out)
 {
-	return mgmt_has(d, UROCE_MGMT_SMP_DR) ? one_bytes(out, d->mgmt.smp_dr.initial_path, 64) : 0;
+	return mgmt_has(d, UROCE_MGMT_SMP_DR) ? fld_one_bytes(out, d->mgmt.smp_dr.initial_path, 64) : 0;
 }
 
 static int get_return_path(const struct dump_pkt *d, struct fld_val *out)
 {
-	return mgmt_has(d, UROCE_MGMT_SMP_DR) ? one_bytes(out, d->mgmt.smp_dr.return_path, 64) : 0;
+	return mgmt_has(d, UROCE_MGMT_SMP_DR) ? fld_one_bytes(out, d->mgmt.smp_dr.return_path, 64) : 0;
 }
 
 MEANING(mean_dr_status)
@@ -387,7 +360,7 @@ static bool sminfo(const struct dump_pkt *d, struct uroce_sminfo *out)
 	static int fn(const struct dump_pkt *d, struct fld_val *out)        \
 	{                                                                   \
 		struct uroce_sminfo s;                                      \
-		return sminfo(d, &s) ? one(out, (expr)) : 0;                \
+		return sminfo(d, &s) ? fld_one(out, (expr)) : 0;                \
 	}
 
 SMINFO_GET(get_sminfo_guid, s.guid)
@@ -419,14 +392,14 @@ static const struct uroce_rmpp *rmpp(const struct dump_pkt *d)
 
 static int get_rmpp(const struct dump_pkt *d, struct fld_val *out)
 {
-	return rmpp(d) ? one_bytes(out, d->mgmt.raw + UROCE_MAD_HDR_LEN, UROCE_RMPP_HDR_LEN) : 0;
+	return rmpp(d) ? fld_one_bytes(out, d->mgmt.raw + UROCE_MAD_HDR_LEN, UROCE_RMPP_HDR_LEN) : 0;
 }
 
 #define RMPP_GET(fn, cond, expr)                                            \
 	static int fn(const struct dump_pkt *d, struct fld_val *out)        \
 	{                                                                   \
 		const struct uroce_rmpp *r = rmpp(d);                       \
-		return r && (cond) ? one(out, (expr)) : 0;                  \
+		return r && (cond) ? fld_one(out, (expr)) : 0;                  \
 	}
 
 /* The byte that holds RRespTime (5 bits) and RMPPFlags (3 bits). */
@@ -455,7 +428,7 @@ RMPP_GET(get_rmpp_nwl, r->type == UROCE_RMPP_TYPE_ACK, r->data2)
 /* The 220 bytes after the RMPP header, as tshark shows them for DATA and for STOP/ABORT. */
 static int rmpp_rest(const struct dump_pkt *d, struct fld_val *out, bool want)
 {
-	return rmpp(d) && want ? one_bytes(out, d->mgmt.raw + 36, UROCE_MAD_LEN - 36) : 0;
+	return rmpp(d) && want ? fld_one_bytes(out, d->mgmt.raw + 36, UROCE_MAD_LEN - 36) : 0;
 }
 
 static int get_rmpp_transferred(const struct dump_pkt *d, struct fld_val *out)
@@ -570,7 +543,7 @@ static int get_sa_item(const struct dump_pkt *d, struct fld_val *out)
 	static int fn(const struct dump_pkt *d, struct fld_val *out)        \
 	{                                                                   \
 		struct sa_view v;                                           \
-		return sa_view(d, &v) ? one(out, (expr)) : 0;               \
+		return sa_view(d, &v) ? fld_one(out, (expr)) : 0;               \
 	}
 
 SA_GET(get_sa_smkey, v.sa.sm_key)
@@ -636,13 +609,13 @@ static int rid_get(const struct dump_pkt *d, struct fld_val *out, enum rid_field
 		case RID_LID:
 		case RID_ENDPORTLID:
 		case RID_BLOCK16:
-			return one(out, get_be16(p));
+			return fld_one(out, get_be16(p));
 		case RID_BLOCK9:
-			return one(out, get_be16(p) & 0x1FF);
+			return fld_one(out, get_be16(p) & 0x1FF);
 		case RID_POSITION:
-			return one(out, p[0] >> 4);
+			return fld_one(out, p[0] >> 4);
 		default:
-			return one(out, p[0]);
+			return fld_one(out, p[0]);
 		}
 	}
 	return 0;
@@ -693,7 +666,7 @@ static bool pathrec(const struct dump_pkt *d, struct uroce_pathrec *out)
 	static int fn(const struct dump_pkt *d, struct fld_val *out)        \
 	{                                                                   \
 		struct uroce_pathrec p;                                     \
-		return pathrec(d, &p) ? one(out, (expr)) : 0;               \
+		return pathrec(d, &p) ? fld_one(out, (expr)) : 0;               \
 	}
 
 /* The GIDs must outlive the getter: they are read from the MAD itself. */
@@ -705,7 +678,7 @@ static int pr_gid(const struct dump_pkt *d, struct fld_val *out, long off)
 	if (!mgmt_has(d, UROCE_MGMT_PATHREC) || !sa_view(d, &v))
 		return 0;
 	p = mad_bytes(d, v.data_off + off, 16);
-	return p ? one_bytes(out, p, 16) : 0;
+	return p ? fld_one_bytes(out, p, 16) : 0;
 }
 
 GETTER(get_pr_dgid) { return pr_gid(d, out, 8); }
@@ -777,7 +750,7 @@ static const struct uroce_cm_msg *cm(const struct dump_pkt *d, uint16_t attr)
 
 static int get_cm_msg(const struct dump_pkt *d, struct fld_val *out)
 {
-	return mgmt_has(d, UROCE_MGMT_CM) ? one_str(out, uroce_cm_msg_name(d->mgmt.cm.attr)) : 0;
+	return mgmt_has(d, UROCE_MGMT_CM) ? fld_one_str(out, uroce_cm_msg_name(d->mgmt.cm.attr)) : 0;
 }
 
 /* A field of one CM message: `msg` names the union member, `attr` the message. */
@@ -785,13 +758,13 @@ static int get_cm_msg(const struct dump_pkt *d, struct fld_val *out)
 	static int fn(const struct dump_pkt *d, struct fld_val *out)            \
 	{                                                                       \
 		const struct uroce_cm_msg *c = cm(d, UROCE_CM_ATTR_##attr);     \
-		return c ? one(out, (expr)) : 0;                                \
+		return c ? fld_one(out, (expr)) : 0;                                \
 	}
 #define CM_BYTES(fn, msg, attr, member)                                         \
 	static int fn(const struct dump_pkt *d, struct fld_val *out)            \
 	{                                                                       \
 		const struct uroce_cm_msg *c = cm(d, UROCE_CM_ATTR_##attr);     \
-		return c ? one_bytes(out, c->msg.member, sizeof(c->msg.member)) : 0; \
+		return c ? fld_one_bytes(out, c->msg.member, sizeof(c->msg.member)) : 0; \
 	}
 
 /* REQ */
@@ -833,17 +806,17 @@ CM_GET(get_req_ext, req, REQ, c->req.ext_transport)
 static int get_sid_prefix(const struct dump_pkt *d, struct fld_val *out)
 {
 	/* the ServiceID's first 5 bytes, kept in the MAD copy */
-	return req_ipcm(d) ? one_bytes(out, d->mgmt.raw + UROCE_MAD_HDR_LEN + 8, 5) : 0;
+	return req_ipcm(d) ? fld_one_bytes(out, d->mgmt.raw + UROCE_MAD_HDR_LEN + 8, 5) : 0;
 }
 
 static int get_sid_protocol(const struct dump_pkt *d, struct fld_val *out)
 {
-	return req_ipcm(d) ? one(out, uroce_cm_sid_protocol(d->mgmt.cm.req.service_id)) : 0;
+	return req_ipcm(d) ? fld_one(out, uroce_cm_sid_protocol(d->mgmt.cm.req.service_id)) : 0;
 }
 
 static int get_sid_port(const struct dump_pkt *d, struct fld_val *out)
 {
-	return req_ipcm(d) ? one(out, uroce_cm_sid_port(d->mgmt.cm.req.service_id)) : 0;
+	return req_ipcm(d) ? fld_one(out, uroce_cm_sid_port(d->mgmt.cm.req.service_id)) : 0;
 }
 
 MEANING(mean_sid)
@@ -873,7 +846,7 @@ static const struct uroce_cm_path *req_path(const struct dump_pkt *d, bool alt)
 	static int fn(const struct dump_pkt *d, struct fld_val *out)        \
 	{                                                                   \
 		const struct uroce_cm_path *p = req_path(d, alt);           \
-		return p ? one(out, (expr)) : 0;                            \
+		return p ? fld_one(out, (expr)) : 0;                            \
 	}
 
 PATH_GET(get_p_llid, false, p->local_lid)
@@ -914,8 +887,8 @@ static int get_a_rsv1(const struct dump_pkt *d, struct fld_val *out)
 
 	if (!p)
 		return 0;
-	one(&out[0], p->rsv3);
-	one(&out[1], p->rsv3b);
+	fld_one(&out[0], p->rsv3);
+	fld_one(&out[1], p->rsv3b);
 	return 2;
 }
 
@@ -927,7 +900,7 @@ static int req_gid(const struct dump_pkt *d, struct fld_val *out, bool remote, b
 	if (!p || over_ipv4(d) != want_ipv4)
 		return 0;
 	gid = remote ? p->remote_gid : p->local_gid;
-	return want_ipv4 ? one_bytes(out, gid + 12, 4) : one_bytes(out, gid, 16);
+	return want_ipv4 ? fld_one_bytes(out, gid + 12, 4) : fld_one_bytes(out, gid, 16);
 }
 
 GETTER(get_p_lgid) { return req_gid(d, out, false, false); }
@@ -938,32 +911,32 @@ GETTER(get_p_rgid4) { return req_gid(d, out, true, true); }
 static int get_a_lgid(const struct dump_pkt *d, struct fld_val *out)
 {
 	const struct uroce_cm_path *p = req_path(d, true);
-	return p ? one_bytes(out, p->local_gid, 16) : 0;
+	return p ? fld_one_bytes(out, p->local_gid, 16) : 0;
 }
 
 static int get_a_rgid(const struct dump_pkt *d, struct fld_val *out)
 {
 	const struct uroce_cm_path *p = req_path(d, true);
-	return p ? one_bytes(out, p->remote_gid, 16) : 0;
+	return p ? fld_one_bytes(out, p->remote_gid, 16) : 0;
 }
 
 /* The private data: undecoded unless the ServiceID is an IP-CM one. */
 static int get_req_private(const struct dump_pkt *d, struct fld_val *out)
 {
 	const struct uroce_cm_msg *c = cm(d, UROCE_CM_ATTR_REQ);
-	return c && !req_ipcm(d) ? one_bytes(out, c->req.private_data, sizeof(c->req.private_data)) : 0;
+	return c && !req_ipcm(d) ? fld_one_bytes(out, c->req.private_data, sizeof(c->req.private_data)) : 0;
 }
 
 static int get_ipcm(const struct dump_pkt *d, struct fld_val *out)
 {
-	return req_ipcm(d) ? one_bytes(out, d->mgmt.cm.req.private_data, UROCE_CM_REQ_PRIVATE_LEN) : 0;
+	return req_ipcm(d) ? fld_one_bytes(out, d->mgmt.cm.req.private_data, UROCE_CM_REQ_PRIVATE_LEN) : 0;
 }
 
 #define IPCM_GET(fn, expr)                                                  \
 	static int fn(const struct dump_pkt *d, struct fld_val *out)        \
 	{                                                                   \
 		const struct uroce_cm_ipcm *ip = &d->mgmt.ipcm;             \
-		return req_ipcm(d) ? one(out, (expr)) : 0;                  \
+		return req_ipcm(d) ? fld_one(out, (expr)) : 0;                  \
 	}
 
 IPCM_GET(get_ipcm_major, ip->major)
@@ -981,7 +954,7 @@ static int ipcm_ip(const struct dump_pkt *d, struct fld_val *out, bool dst, bool
 
 	if (!req_ipcm(d) || (ip->ip_version == 4) != want_v4)
 		return 0;
-	return want_v4 ? one_bytes(out, a + 12, 4) : one_bytes(out, a, 16);
+	return want_v4 ? fld_one_bytes(out, a + 12, 4) : fld_one_bytes(out, a, 16);
 }
 
 GETTER(get_ipcm_sip4) { return ipcm_ip(d, out, false, true); }
@@ -991,7 +964,7 @@ GETTER(get_ipcm_dip6) { return ipcm_ip(d, out, true, false); }
 
 static int get_ipcm_private(const struct dump_pkt *d, struct fld_val *out)
 {
-	return req_ipcm(d) ? one_bytes(out, d->mgmt.ipcm.consumer, UROCE_CM_IPCM_CONSUMER_LEN) : 0;
+	return req_ipcm(d) ? fld_one_bytes(out, d->mgmt.ipcm.consumer, UROCE_CM_IPCM_CONSUMER_LEN) : 0;
 }
 
 MEANING(mean_mtu_code)
@@ -1268,14 +1241,14 @@ static const struct uroce_ipoib_arp *ipoib_arp(const struct dump_pkt *d)
 
 static int get_ipoib_rsv(const struct dump_pkt *d, struct fld_val *out)
 {
-	return d->has_ipoib ? one(out, d->ipoib.rsv) : 0;
+	return d->has_ipoib ? fld_one(out, d->ipoib.rsv) : 0;
 }
 
 #define ARP_GET(fn, expr)                                                   \
 	static int fn(const struct dump_pkt *d, struct fld_val *out)        \
 	{                                                                   \
 		const struct uroce_ipoib_arp *a = ipoib_arp(d);             \
-		return a ? one(out, (expr)) : 0;                            \
+		return a ? fld_one(out, (expr)) : 0;                            \
 	}
 
 ARP_GET(get_arp_htype, a->htype)
@@ -1291,7 +1264,7 @@ ARP_GET(get_arp_tqpn, a->tha.qpn)
 static int arp_gid(const struct dump_pkt *d, struct fld_val *out, bool target)
 {
 	const struct uroce_ipoib_arp *a = ipoib_arp(d);
-	return a ? one_bytes(out, target ? a->tha.gid : a->sha.gid, 16) : 0;
+	return a ? fld_one_bytes(out, target ? a->tha.gid : a->sha.gid, 16) : 0;
 }
 
 GETTER(get_arp_sgid) { return arp_gid(d, out, false); }
@@ -1304,7 +1277,7 @@ static int arp_pa(const struct dump_pkt *d, struct fld_val *out, bool target, bo
 
 	if (!a || (a->ptype == UROCE_ETHERTYPE_IPV4 && a->plen == 4) != want_v4)
 		return 0;
-	return one_bytes(out, target ? a->tpa : a->spa, a->plen);
+	return fld_one_bytes(out, target ? a->tpa : a->spa, a->plen);
 }
 
 GETTER(get_arp_spa4) { return arp_pa(d, out, false, true); }
