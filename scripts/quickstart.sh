@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build >/dev/null
 cmake --build build -j"$(nproc)" --target uroce-dump
 dump=build/tools/uroce-dump/uroce-dump
 capture=examples/rxe-write-loss.pcapng

@@ -1212,7 +1212,7 @@ static void text_messages(FILE *out, const struct flows *fs, const struct msg_lo
 	totals_of(l, t);
 	fprintf(out, LABEL "%" PRIu64 ":", "messages", l->count);
 	for (unsigned k = 0; k < OPK_COUNT; k++) {
-		if (!t[k].msgs)
+		if (!t[k].msgs || !kind_names[k].text)
 			continue;
 		fprintf(out, "%s %s %" PRIu64 " (%" PRIu64 " complete", sep, kind_names[k].text,
 			t[k].msgs, t[k].complete);
