@@ -12,8 +12,11 @@ dump=build/tools/uroce-dump/uroce-dump
 capture=examples/rxe-write-loss.pcapng
 
 echo
-echo "== $dump -r $capture -f 'udp port 4791' -c 16"
-"$dump" -r "$capture" -f 'udp port 4791' -c 16
+echo "== The first RoCEv2 packets: $dump -r $capture -f 'udp port 4791' -c 4"
+"$dump" -r "$capture" -f 'udp port 4791' -c 4
 echo
-echo "== $dump -r $capture --flows"
+echo "== The responder's ACKs and NAKs (BTH opcode 0x11): -f 'udp port 4791 and udp[8] == 0x11'"
+"$dump" -r "$capture" -f 'udp port 4791 and udp[8] == 0x11'
+echo
+echo "== Per-QP analysis: $dump -r $capture --flows"
 "$dump" -r "$capture" --flows
