@@ -14,7 +14,9 @@
 	X(INVAL, "invalid argument")                                              \
 	X(NOMEM, "out of memory")                                                 \
 	X(IO, "input/output error")                                               \
-	X(FORMAT, "unknown or unsupported file format")
+	X(FORMAT, "unknown or unsupported file format")                           \
+	X(BUSY, "the object is still in use")                                     \
+	X(FULL, "the queue is full")
 
 enum uroce_errno {
 	UROCE_OK = 0,

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/* The device: object bookkeeping, asynchronous events, counters, the transmit round robin
+ * and the timers. The only entry points that take time are here and in recv.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "completer.h"
+#include "cq.h"
+#include "mr.h"
+#include "priv.h"
+#include "qp.h"
+#include "requester.h"
+#include "responder.h"
+#include "rq.h"
+
+#define DEFAULT_MAX_QP 256
+#define DEFAULT_MAX_MR 1024
+#define DEFAULT_UNACKED 128 /* rxe's RXE_MAX_UNACKED_PSNS */
+#define DEFAULT_ACK_REQ 64  /* rxe sets AckReq about every 64 packets (facts.md section 3) */
+
+static const char *const counter_names[] = {
+#define UROCE_COUNTER_NAME(name, desc) #name,
+	UROCE_COUNTERS(UROCE_COUNTER_NAME)
+#undef UROCE_COUNTER_NAME
+};
+
+static const char *const counter_descs[] = {
+#define UROCE_COUNTER_DESC(name, desc) desc,
+	UROCE_COUNTERS(UROCE_COUNTER_DESC)
+#undef UROCE_COUNTER_DESC
+};
+
+const char *uroce_counter_name(enum uroce_counter c)
+{
+	return (unsigned)c < UROCE_NCOUNTERS ? counter_names[c] : NULL;
+}
+
+const char *uroce_counter_desc(enum uroce_counter c)
+{
+	return (unsigned)c < UROCE_NCOUNTERS ? counter_descs[c] : NULL;
+}
+
+const char *uroce_event_name(enum uroce_event_type e)
+{
+	static const char *const names[] = {
+#define UROCE_EV_NAME(name, v) [v] = #name,
+		UROCE_EVENTS(UROCE_EV_NAME)
+#undef UROCE_EV_NAME
+	};
+	return (unsigned)e < sizeof(names) / sizeof(names[0]) ? names[e] : NULL;
+}
+
+void eng_count(struct uroce_dev *dev, struct uroce_qp *qp, enum uroce_counter c)
+{
+	dev->cnt.v[c]++;
+	if (qp)
+		qp->cnt.v[c]++;
+}
+
+/* ---- objects ---- */
+
+void dev_obj_add(struct uroce_dev *dev, struct obj *o, enum obj_kind kind)
+{
+	o->kind = kind;
+	o->prev = &dev->objs;
+	o->next = dev->objs.next;
+	dev->objs.next->prev = o;
+	dev->objs.next = o;
+}
+
+void dev_obj_del(struct obj *o)
+{
+	o->prev->next = o->next;
+	o->next->prev = o->prev;
+}
+
+static bool addr_zero(const struct uroce_io_addr *a)
+{
+	static const uint8_t zero[16];
+	return !memcmp(a->ip, zero, a->ipv6 ? 16 : 4);
+}
+
+int uroce_dev_new(const struct uroce_dev_cfg *cfg, struct uroce_dev **out)
+{
+	struct uroce_dev *dev;
+
+	if (!cfg->ngids || cfg->ngids > UROCE_MAX_GIDS)
+		return UROCE_EINVAL;
+	for (uint32_t i = 0; i < cfg->ngids; i++)
+		if (addr_zero(&cfg->gid[i]))
+			return UROCE_EINVAL;
+	if (cfg->port_mtu && (cfg->port_mtu < UROCE_MTU_256 || cfg->port_mtu > UROCE_MTU_4096))
+		return UROCE_EINVAL;
+	if (cfg->max_qp > MAX_QPN - QPN_BASE + 1 || cfg->max_mr >= 1u << (32 - MR_KEY_BITS))
+		return UROCE_EINVAL;
+	if (!(dev = calloc(1, sizeof(*dev))))
+		return UROCE_ENOMEM;
+	dev->cfg = *cfg;
+	if (!dev->cfg.port_mtu)
+		dev->cfg.port_mtu = UROCE_MTU_4096;
+	if (!dev->cfg.max_qp)
+		dev->cfg.max_qp = DEFAULT_MAX_QP;
+	if (!dev->cfg.max_mr)
+		dev->cfg.max_mr = DEFAULT_MAX_MR;
+	if (!dev->cfg.max_unacked_pkts)
+		dev->cfg.max_unacked_pkts = DEFAULT_UNACKED;
+	if (!dev->cfg.ack_req_interval)
+		dev->cfg.ack_req_interval = DEFAULT_ACK_REQ;
+	dev->port_mtu = mtu_bytes(dev->cfg.port_mtu);
+	dev->objs.prev = dev->objs.next = &dev->objs;
+	dev->port_active = true;
+	dev->qps = calloc(dev->cfg.max_qp, sizeof(*dev->qps));
+	dev->mrs = calloc(dev->cfg.max_mr + 1, sizeof(*dev->mrs));
+	dev->mr_key = calloc(dev->cfg.max_mr + 1, 1);
+	if (!dev->qps || !dev->mrs || !dev->mr_key) {
+		uroce_dev_free(dev);
+		return UROCE_ENOMEM;
+	}
+	*out = dev;
+	return 0;
+}
+
+/* Releases an object whatever its references: the device is going away. */
+static void free_obj(struct obj *o)
+{
+	switch (o->kind) {
+	case OBJ_MR:
+		mr_release((struct uroce_mr *)o);
+		break;
+	case OBJ_CQ:
+		cq_release((struct uroce_cq *)o);
+		break;
+	case OBJ_SRQ:
+		srq_release((struct uroce_srq *)o);
+		break;
+	default: /* PD, AH: one allocation */
+		dev_obj_del(o);
+		free(o);
+		break;
+	}
+}
+
+void uroce_dev_free(struct uroce_dev *dev)
+{
+	if (!dev)
+		return;
+	/* QPs first: they hold references on everything else. */
+	for (int pass = 0; pass < 2; pass++) {
+		struct obj *o = dev->objs.next;
+		while (o != &dev->objs) {
+			struct obj *next = o->next;
+			if (pass == 0 && o->kind == OBJ_QP)
+				uroce_qp_destroy((struct uroce_qp *)o);
+			else if (pass == 1)
+				free_obj(o);
+			o = next;
+		}
+	}
+	free(dev->qps);
+	free(dev->mrs);
+	free(dev->mr_key);
+	free(dev);
+}
+
+void uroce_dev_query(const struct uroce_dev *dev, struct uroce_dev_attr *attr)
+{
+	*attr = (struct uroce_dev_attr){
+		.max_qp = dev->cfg.max_qp,
+		.max_qp_wr = UROCE_MAX_WR,
+		.max_sge = UROCE_MAX_SGE,
+		.max_cq = UINT32_MAX,
+		.max_cqe = UROCE_MAX_CQE,
+		.max_mr = dev->cfg.max_mr,
+		.max_pd = UINT32_MAX,
+		.max_srq = UINT32_MAX,
+		.max_srq_wr = UROCE_MAX_WR,
+		.max_qp_rd_atom = UROCE_MAX_RD_ATOMIC,
+		.max_qp_init_rd_atom = UROCE_MAX_RD_ATOMIC,
+		.max_inline_data = UROCE_MAX_INLINE,
+		.port_mtu = dev->cfg.port_mtu,
+		.port_active = dev->port_active,
+	};
+}
+
+const union uroce_counters *uroce_dev_counters(const struct uroce_dev *dev) { return &dev->cnt; }
+
+/* ---- asynchronous events (IBA 11.6.3) ---- */
+
+void dev_event(struct uroce_dev *dev, enum uroce_event_type type, void *element)
+{
+	struct uroce_async_event *ev;
+
+	if (dev->ev_count == ASYNC_RING) {
+		eng_count(dev, NULL, UROCE_CNT_async_lost);
+		return;
+	}
+	ev = &dev->ev[(dev->ev_head + dev->ev_count++) % ASYNC_RING];
+	ev->type = type;
+	switch (type) {
+	case UROCE_EVENT_CQ_ERR:
+		ev->element.cq = element;
+		break;
+	case UROCE_EVENT_SRQ_LIMIT_REACHED:
+		ev->element.srq = element;
+		break;
+	case UROCE_EVENT_PORT_ACTIVE:
+	case UROCE_EVENT_PORT_ERR:
+		ev->element.port_num = 1;
+		break;
+	default:
+		ev->element.qp = element;
+		break;
+	}
+}
+
+int uroce_dev_get_async_event(struct uroce_dev *dev, struct uroce_async_event *ev)
+{
+	if (!dev->ev_count)
+		return 0;
+	*ev = dev->ev[dev->ev_head];
+	dev->ev_head = (dev->ev_head + 1) % ASYNC_RING;
+	dev->ev_count--;
+	return 1;
+}
+
+void uroce_dev_set_port_active(struct uroce_dev *dev, bool active)
+{
+	if (active == dev->port_active)
+		return;
+	dev->port_active = active;
+	if (!active)
+		eng_count(dev, NULL, UROCE_CNT_link_downed);
+	dev_event(dev, active ? UROCE_EVENT_PORT_ACTIVE : UROCE_EVENT_PORT_ERR, NULL);
+}
+
+/* ---- transmission: a round robin of QPs with something to send ---- */
+
+void sched_add(struct uroce_qp *qp)
+{
+	struct uroce_dev *dev = qp->dev;
+
+	if (qp->scheduled)
+		return;
+	qp->scheduled = true;
+	qp->sched_next = NULL;
+	if (dev->sched_tail)
+		dev->sched_tail->sched_next = qp;
+	else
+		dev->sched_head = qp;
+	dev->sched_tail = qp;
+}
+
+void sched_del(struct uroce_qp *qp)
+{
+	struct uroce_dev *dev = qp->dev;
+	struct uroce_qp **pp = &dev->sched_head, *prev = NULL;
+
+	if (!qp->scheduled)
+		return;
+	while (*pp != qp) {
+		prev = *pp;
+		pp = &(*pp)->sched_next;
+	}
+	*pp = qp->sched_next;
+	if (dev->sched_tail == qp)
+		dev->sched_tail = prev;
+	qp->scheduled = false;
+}
+
+size_t uroce_dev_write(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t now)
+{
+	size_t n0 = tx->n;
+
+	/* Packets are made only when there is room for them, straight into the caller's
+	 * buffers: the engine never queues a packet of its own. Each QP sends one packet per
+	 * turn, responses first: a responder that waits behind its own requests could stall
+	 * both ends. */
+	while (tx->n < tx->max && dev->sched_head && dev->port_active) {
+		struct uroce_qp *qp = dev->sched_head;
+		dev->sched_head = qp->sched_next;
+		if (!dev->sched_head)
+			dev->sched_tail = NULL;
+		qp->scheduled = false;
+		if (resp_emit(qp, tx, now) || req_emit(qp, tx, now))
+			sched_add(qp);
+	}
+	return tx->n - n0;
+}
+
+/* ---- timers ---- */
+
+void uroce_dev_on_timer(struct uroce_dev *dev, uint64_t now)
+{
+	for (uint32_t i = 0; i < dev->cfg.max_qp; i++) {
+		struct uroce_qp *qp = dev->qps[i];
+		if (!qp)
+			continue;
+		if (qp->req.rnr_deadline <= now) {
+			qp->req.rnr_deadline = UROCE_NEVER;
+			sched_add(qp);
+		}
+		if (qp->req.rto_deadline <= now)
+			comp_timeout(qp, now);
+	}
+}
+
+uint64_t uroce_dev_next_deadline(const struct uroce_dev *dev)
+{
+	uint64_t t = UROCE_NEVER;
+
+	/* A linear scan: fine for the QP counts of this first version; a timer heap can replace
+	 * it without changing the interface. */
+	for (uint32_t i = 0; i < dev->cfg.max_qp; i++) {
+		const struct uroce_qp *qp = dev->qps[i];
+		if (!qp)
+			continue;
+		if (qp->req.rto_deadline < t)
+			t = qp->req.rto_deadline;
+		if (qp->req.rnr_deadline < t)
+			t = qp->req.rnr_deadline;
+	}
+	return t;
+}

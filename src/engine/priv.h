@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/* The engine's objects as the role files see them (the analogue of rxe_verbs.h). Only
+ * src/engine includes this header; users see engine.h. */
+#ifndef UROCE_ENGINE_PRIV_H
+#define UROCE_ENGINE_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "wire/build.h"
+#include "wire/psn.h"
+
+#define QPN_BASE 16u         /* QP 0 and 1 are the special QPs (IBA 10.2.3); 2..15 kept free */
+#define MAX_QPN 0xFFFFFFu
+#define ASYNC_RING 64        /* pending asynchronous events */
+#define MR_KEY_BITS 8        /* the consumer-visible key part of an L_Key/R_Key (10.6.3.2) */
+/* No message may use more than a quarter of the PSN space: PSN comparisons are only
+ * meaningful within half of it (IBA 9.7.1), and the window sits on top. */
+#define MAX_MSG_PKTS (1u << 22)
+
+/* Every object sits on its device's list so that uroce_dev_free can release what the
+ * caller left behind (a verbs process may exit without destroying anything). */
+enum obj_kind { OBJ_PD, OBJ_MR, OBJ_CQ, OBJ_AH, OBJ_SRQ, OBJ_QP };
+
+struct obj {
+	struct obj *prev, *next;
+	enum obj_kind kind;
+};
+
+struct uroce_pd {
+	struct obj obj;
+	struct uroce_dev *dev;
+	uint32_t refs; /* MRs, AHs, SRQs and QPs using it */
+};
+
+struct uroce_mr {
+	struct obj obj;
+	struct uroce_pd *pd;
+	uint8_t *addr;   /* host address of iova */
+	uint64_t iova, length;
+	uint32_t key;    /* lkey == rkey: index << 8 | key part */
+	unsigned access; /* enum uroce_access set */
+	bool valid;      /* cleared by LOCAL_INV / SEND_WITH_INV */
+};
+
+struct uroce_ah {
+	struct obj obj;
+	struct uroce_pd *pd;
+	struct uroce_ah_attr attr;
+};
+
+struct uroce_cq {
+	struct obj obj;
+	struct uroce_dev *dev;
+	struct uroce_wc *ring;
+	uint32_t depth, head, count;
+	uint32_t refs;   /* QPs using it */
+	bool overrun;
+};
+
+/* A receive WQE and a receive queue: a QP's own or an SRQ's. */
+struct rwqe {
+	uint64_t wr_id;
+	uint32_t nsge;
+	uint64_t len;          /* sum of the SGE lengths */
+	struct uroce_sge *sge; /* max_sge entries owned by the queue slot */
+};
+
+struct rq {
+	struct rwqe *wqe;
+	struct uroce_sge *sge;
+	uint32_t size;         /* ring slots: a power of two >= max_wr */
+	uint32_t max_wr, max_sge;
+	uint32_t head, tail;   /* free-running: head - tail WQEs posted */
+};
+
+struct uroce_srq {
+	struct obj obj;
+	struct uroce_pd *pd;
+	struct rq rq;
+	uint32_t limit;        /* armed when nonzero (IBA 10.2.9.5) */
+	uint32_t refs;
+};
+
+/* A send WQE. The request is copied at post time; sg_list points at the slot's own SGEs
+ * (or is unused for inline data, which is copied into the slot). */
+enum swqe_state {
+	SWQE_POSTED,  /* not started */
+	SWQE_ACTIVE,  /* PSNs assigned: some or all packets sent */
+	SWQE_DONE,    /* executed locally (LOCAL_INV), waiting to complete in order */
+	SWQE_FAILED,  /* a local error: completes with ->status when it reaches the tail */
+};
+
+struct swqe {
+	struct uroce_send_wr wr;
+	struct uroce_ah_attr av;   /* UD: the AH's attributes at post time */
+	uint8_t *inline_data;      /* max_inline_data bytes owned by the slot */
+	uint64_t len;              /* message length */
+	uint32_t first_psn, npkts; /* PSNs used: packets, or READ response packets */
+	uint32_t resp_pkts;        /* READ/atomic: response packets received in order */
+	enum swqe_state state;
+	enum uroce_wc_status status;
+};
+
+struct sq {
+	struct swqe *wqe;
+	struct uroce_sge *sge;
+	uint8_t *inl;
+	uint32_t size;             /* a power of two >= max_send_wr */
+	uint32_t head;             /* next slot to post */
+	uint32_t cur;              /* the WQE the requester sends next */
+	uint32_t tail;             /* the oldest WQE not completed */
+};
+
+/* Requester state (IBA 9.7.4 / 9.7.6). All PSNs are 24-bit. */
+struct req_state {
+	uint32_t psn;              /* next PSN to send */
+	uint32_t psn_max;          /* one past the highest PSN ever sent */
+	uint32_t una;              /* oldest PSN not acknowledged (== psn_max when idle) */
+	uint32_t rd_atomic;        /* READ/atomic WQEs between tail and cur */
+	uint32_t noack_pkts;       /* packets since the last AckReq */
+	uint8_t retry_left, rnr_left;
+	bool seq_retry;            /* a retry started and no progress since: gaps wait */
+	uint64_t rto_deadline;     /* retransmission timer, UROCE_NEVER when stopped */
+	uint64_t rnr_deadline;     /* end of an RNR wait, UROCE_NEVER when not waiting */
+};
+
+/* A responder resource (IBA 9.7.5.1.3 "responder resources"): a READ or atomic request kept
+ * for replay so that a duplicate is answered without executing it again. */
+enum res_kind { RES_NONE, RES_READ, RES_ATOMIC };
+
+struct resp_res {
+	enum res_kind kind;
+	bool pending;              /* responses left to send from cur_psn */
+	uint32_t first_psn, last_psn, cur_psn;
+	uint64_t va;               /* READ: the remote address, R_Key and length */
+	uint32_t rkey, len;
+	uint64_t orig;             /* atomic: the value before the operation */
+	uint32_t msn;              /* MSN to put in the response AETH */
+};
+
+/* The message being received (multi-packet SEND or RDMA WRITE). */
+enum resp_msg { MSG_NONE, MSG_SEND, MSG_WRITE };
+
+struct resp_state {
+	uint32_t epsn, msn;
+	uint32_t last_ack_psn;     /* the last SEND/WRITE packet accepted: duplicate ACKs carry it */
+	bool nak_sent;             /* a NAK or RNR NAK for epsn went out: drop until epsn */
+	bool error;                /* class A/C error: to ERR once the NAK is out (9.9.3.1) */
+	enum resp_msg msg;
+	uint32_t msg_psn;          /* first PSN of the message */
+	uint64_t va;               /* WRITE: RETH */
+	uint32_t rkey, dma_len;
+	bool have_wqe;             /* a receive WQE is taken for this message */
+	struct rwqe wqe;           /* its copy; sge points at wqe_sge */
+	struct uroce_sge *wqe_sge;
+	/* the ACK/NAK to send: the newest one wins (coalescing) */
+	bool ack_pending;
+	uint8_t ack_syndrome;
+	uint32_t ack_psn, ack_msn;
+	struct resp_res res[UROCE_MAX_RD_ATOMIC];
+	uint32_t nres, res_next;
+};
+
+struct uroce_qp {
+	struct obj obj;
+	struct uroce_dev *dev;
+	struct uroce_pd *pd;
+	struct uroce_cq *scq, *rcq;
+	struct uroce_srq *srq;
+	enum uroce_qp_type type;
+	enum uroce_qp_state state;
+	uint32_t qpn;
+	bool sq_sig_all;
+	struct uroce_qp_cap cap;
+	struct uroce_qp_attr attr; /* current values of everything modify_qp sets */
+	uint32_t mtu;              /* path MTU in bytes (UD: the port MTU) */
+	uint16_t sport;            /* UDP source port, fixed per QP (design.md "Addressing") */
+	bool comm_est;             /* COMM_EST raised */
+	bool sq_drained_sent;      /* SQ_DRAINED raised for this SQD */
+	struct sq sq;
+	struct rq rq;
+	struct req_state req;
+	struct resp_state resp;
+	union uroce_counters cnt;
+	struct uroce_qp *sched_next; /* in the device's transmit round robin */
+	bool scheduled;
+};
+
+struct uroce_dev {
+	struct uroce_dev_cfg cfg;
+	uint32_t port_mtu;         /* bytes */
+	struct obj objs;           /* list head */
+	struct uroce_qp **qps;     /* by qpn - QPN_BASE */
+	uint32_t next_qp;          /* where the next QP number search starts */
+	struct uroce_mr **mrs;     /* by key >> 8; slot 0 unused so that key 0 is never valid */
+	uint8_t *mr_key;           /* the last key part given out per slot */
+	struct uroce_async_event ev[ASYNC_RING];
+	uint32_t ev_head, ev_count;
+	struct uroce_qp *sched_head, *sched_tail;
+	bool port_active;
+	union uroce_counters cnt;
+	uint8_t scratch[4096];     /* gathers a packet payload spread over several SGEs */
+};
+
+/* dev.c */
+void dev_obj_add(struct uroce_dev *dev, struct obj *o, enum obj_kind kind);
+void dev_obj_del(struct obj *o);
+void dev_event(struct uroce_dev *dev, enum uroce_event_type type, void *element);
+/* Counts on the device and, when qp is not NULL, on the QP. */
+void eng_count(struct uroce_dev *dev, struct uroce_qp *qp, enum uroce_counter c);
+/* Puts the QP in the transmit round robin (idempotent) / takes it out. */
+void sched_add(struct uroce_qp *qp);
+void sched_del(struct uroce_qp *qp);
+
+static inline uint32_t mtu_bytes(enum uroce_mtu m) { return 128u << m; }
+/* The local ACK timeout: 4.096 us x 2^timeout (IBA 9.7.6.1.3; 0 disables it). */
+static inline uint64_t rto_ns(uint8_t timeout) { return 4096ull << timeout; }
+static inline struct swqe *sq_at(const struct sq *sq, uint32_t i)
+{
+	return &sq->wqe[i & (sq->size - 1)];
+}
+static inline uint32_t pow2_at_least(uint32_t v)
+{
+	uint32_t p = 1;
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+#endif

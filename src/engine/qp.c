@@ -1,0 +1,591 @@
+/* SPDX-License-Identifier: MIT */
+#include "qp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "completer.h"
+#include "cq.h"
+#include "mr.h"
+#include "rq.h"
+#include "wr.h"
+
+#define MAX_MSG_LEN (1ull << 31) /* IBA 9.4: the largest message is 2^31 bytes */
+
+const char *uroce_qp_state_name(enum uroce_qp_state s)
+{
+	static const char *const names[] = {
+#define UROCE_QPS_NAME(name, v) [v] = #name,
+		UROCE_QP_STATES(UROCE_QPS_NAME)
+#undef UROCE_QPS_NAME
+	};
+	return (unsigned)s < UROCE_QPS_COUNT ? names[s] : NULL;
+}
+
+const char *uroce_qp_attr_name(enum uroce_qp_attr_mask bit)
+{
+	switch (bit) {
+#define UROCE_QPA_CASE(name, b, str) \
+	case UROCE_QPA_##name:       \
+		return str;
+		UROCE_QP_ATTRS(UROCE_QPA_CASE)
+#undef UROCE_QPA_CASE
+	}
+	return NULL;
+}
+
+const union uroce_counters *uroce_qp_counters(const struct uroce_qp *qp) { return &qp->cnt; }
+uint32_t uroce_qp_num(const struct uroce_qp *qp) { return qp->qpn; }
+enum uroce_qp_state uroce_qp_state(const struct uroce_qp *qp) { return qp->state; }
+
+bool qp_can_receive(const struct uroce_qp *qp)
+{
+	return qp->state >= UROCE_QPS_RTR && qp->state <= UROCE_QPS_SQE;
+}
+
+/* ---- the transition table (IBA 10.3.1 states, 11.2.4.2 attributes) ---- */
+
+/* Index of a QP type in the rows below. */
+enum { T_RC, T_UC, T_UD, T_COUNT };
+
+static unsigned type_index(enum uroce_qp_type t)
+{
+	return t == UROCE_QPT_RC ? T_RC : t == UROCE_QPT_UC ? T_UC : T_UD;
+}
+
+struct transition {
+	uint8_t types;          /* bit per type index: the types for which the move is legal */
+	uint32_t req[T_COUNT];  /* attributes the move requires */
+	uint32_t opt[T_COUNT];  /* attributes it also accepts */
+};
+
+#define TYPES_ALL 7u
+#define TYPES_UC_UD (1u << T_UC | 1u << T_UD)
+#define A(x) UROCE_QPA_##x
+/* Any state may go to RESET or ERR, with no attributes (10.3.1). */
+#define TO_RESET_ERR [UROCE_QPS_RESET] = {TYPES_ALL, {0}, {0}}, [UROCE_QPS_ERR] = {TYPES_ALL, {0}, {0}}
+#define INIT_OPT_CONN (A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS))
+#define INIT_OPT_UD (A(PKEY_INDEX) | A(PORT) | A(QKEY))
+#define RTS_OPT_RC (A(CUR_STATE) | A(ACCESS_FLAGS) | A(MIN_RNR_TIMER))
+#define RTS_OPT_UC (A(CUR_STATE) | A(ACCESS_FLAGS))
+#define RTS_OPT_UD (A(CUR_STATE) | A(QKEY))
+
+static const struct transition transitions[UROCE_QPS_COUNT][UROCE_QPS_COUNT] = {
+	[UROCE_QPS_RESET] = {
+		TO_RESET_ERR,
+		[UROCE_QPS_INIT] = {TYPES_ALL, {INIT_OPT_CONN, INIT_OPT_CONN, INIT_OPT_UD}, {0}},
+	},
+	[UROCE_QPS_INIT] = {
+		TO_RESET_ERR,
+		[UROCE_QPS_INIT] = {TYPES_ALL, {0}, {INIT_OPT_CONN, INIT_OPT_CONN, INIT_OPT_UD}},
+		[UROCE_QPS_RTR] = {TYPES_ALL,
+				   {A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN) |
+					    A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER),
+				    A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN), 0},
+				   {A(ACCESS_FLAGS) | A(PKEY_INDEX), A(ACCESS_FLAGS) | A(PKEY_INDEX),
+				    A(PKEY_INDEX) | A(QKEY)}},
+	},
+	[UROCE_QPS_RTR] = {
+		TO_RESET_ERR,
+		[UROCE_QPS_RTS] = {TYPES_ALL,
+				   {A(SQ_PSN) | A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) |
+					    A(MAX_QP_RD_ATOMIC),
+				    A(SQ_PSN), A(SQ_PSN)},
+				   {RTS_OPT_RC, RTS_OPT_UC, RTS_OPT_UD}},
+	},
+	[UROCE_QPS_RTS] = {
+		TO_RESET_ERR,
+		[UROCE_QPS_RTS] = {TYPES_ALL, {0}, {RTS_OPT_RC, RTS_OPT_UC, RTS_OPT_UD}},
+		[UROCE_QPS_SQD] = {TYPES_ALL, {0},
+				   {A(EN_SQD_ASYNC_NOTIFY), A(EN_SQD_ASYNC_NOTIFY),
+				    A(EN_SQD_ASYNC_NOTIFY)}},
+	},
+	[UROCE_QPS_SQD] = {
+		TO_RESET_ERR,
+		[UROCE_QPS_RTS] = {TYPES_ALL, {0}, {RTS_OPT_RC, RTS_OPT_UC, RTS_OPT_UD}},
+		[UROCE_QPS_SQD] = {TYPES_ALL, {0},
+				   {A(PORT) | A(AV) | A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) |
+					    A(MAX_QP_RD_ATOMIC) | A(MAX_DEST_RD_ATOMIC) |
+					    A(ACCESS_FLAGS) | A(PKEY_INDEX) | A(MIN_RNR_TIMER),
+				    A(AV) | A(ACCESS_FLAGS) | A(PKEY_INDEX),
+				    A(PKEY_INDEX) | A(QKEY)}},
+	},
+	/* Only UC and UD have a send queue error state: RC send errors go to ERR. */
+	[UROCE_QPS_SQE] = {
+		TO_RESET_ERR,
+		[UROCE_QPS_RTS] = {TYPES_UC_UD, {0}, {0, RTS_OPT_UC, RTS_OPT_UD}},
+	},
+	[UROCE_QPS_ERR] = {
+		TO_RESET_ERR,
+	},
+};
+
+#undef A
+
+/* The value checks of each attribute present in mask. */
+static int attr_values_ok(const struct uroce_qp *qp, const struct uroce_qp_attr *attr,
+			  unsigned mask)
+{
+	const struct uroce_dev *dev = qp->dev;
+
+	if (mask & UROCE_QPA_CUR_STATE && attr->cur_qp_state != qp->state)
+		return UROCE_EINVAL;
+	if (mask & UROCE_QPA_ACCESS_FLAGS &&
+	    attr->qp_access_flags & ~(unsigned)(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
+						UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC))
+		return UROCE_EINVAL;
+	/* One port and one P_Key (the default partition) per device. */
+	if ((mask & UROCE_QPA_PKEY_INDEX && attr->pkey_index) ||
+	    (mask & UROCE_QPA_PORT && attr->port_num != 1))
+		return UROCE_EINVAL;
+	if (mask & UROCE_QPA_AV && ah_check(dev, &attr->ah_attr))
+		return UROCE_EINVAL;
+	if (mask & UROCE_QPA_PATH_MTU &&
+	    (attr->path_mtu < UROCE_MTU_256 || attr->path_mtu > dev->cfg.port_mtu))
+		return UROCE_EINVAL;
+	if ((mask & UROCE_QPA_TIMEOUT && attr->timeout > 31) ||
+	    (mask & UROCE_QPA_RETRY_CNT && attr->retry_cnt > 7) ||
+	    (mask & UROCE_QPA_RNR_RETRY && attr->rnr_retry > 7) ||
+	    (mask & UROCE_QPA_MIN_RNR_TIMER && attr->min_rnr_timer > 31))
+		return UROCE_EINVAL;
+	if ((mask & UROCE_QPA_RQ_PSN && attr->rq_psn > UROCE_PSN_MASK) ||
+	    (mask & UROCE_QPA_SQ_PSN && attr->sq_psn > UROCE_PSN_MASK) ||
+	    (mask & UROCE_QPA_DEST_QPN && attr->dest_qp_num > MAX_QPN))
+		return UROCE_EINVAL;
+	if ((mask & UROCE_QPA_MAX_QP_RD_ATOMIC && attr->max_rd_atomic > UROCE_MAX_RD_ATOMIC) ||
+	    (mask & UROCE_QPA_MAX_DEST_RD_ATOMIC && attr->max_dest_rd_atomic > UROCE_MAX_RD_ATOMIC))
+		return UROCE_EINVAL;
+	return 0;
+}
+
+static bool sq_drained(const struct uroce_qp *qp)
+{
+	const struct sq *sq = &qp->sq;
+	return sq->tail == sq->cur &&
+	       (sq->cur == sq->head || sq->wqe[sq->cur & (sq->size - 1)].state == SWQE_POSTED);
+}
+
+void qp_check_drained(struct uroce_qp *qp)
+{
+	if (qp->state != UROCE_QPS_SQD || qp->sq_drained_sent || !sq_drained(qp))
+		return;
+	qp->sq_drained_sent = true;
+	if (qp->attr.en_sqd_async_notify)
+		dev_event(qp->dev, UROCE_EVENT_SQ_DRAINED, qp);
+}
+
+static void req_reset(struct uroce_qp *qp, uint32_t psn)
+{
+	memset(&qp->req, 0, sizeof(qp->req));
+	qp->req.psn = qp->req.una = qp->req.psn_max = psn;
+	qp->req.rto_deadline = qp->req.rnr_deadline = UROCE_NEVER;
+}
+
+/* Back to the state of a new QP: queues emptied without completions (10.3.1 RESET). */
+static void qp_reset(struct uroce_qp *qp)
+{
+	struct uroce_sge *wqe_sge = qp->resp.wqe_sge;
+
+	sched_del(qp);
+	qp->sq.head = qp->sq.cur = qp->sq.tail = 0;
+	rq_clear(&qp->rq);
+	req_reset(qp, 0);
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->resp.wqe_sge = wqe_sge;
+	qp->resp.wqe.sge = wqe_sge;
+	qp->comm_est = false;
+}
+
+static void apply_attrs(struct uroce_qp *qp, const struct uroce_qp_attr *attr, unsigned mask)
+{
+	struct uroce_qp_attr *a = &qp->attr;
+
+	if (mask & UROCE_QPA_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & UROCE_QPA_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & UROCE_QPA_AV)
+		a->ah_attr = attr->ah_attr;
+	if (mask & UROCE_QPA_PATH_MTU) {
+		a->path_mtu = attr->path_mtu;
+		qp->mtu = mtu_bytes(attr->path_mtu);
+	}
+	if (mask & UROCE_QPA_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & UROCE_QPA_RETRY_CNT)
+		a->retry_cnt = qp->req.retry_left = attr->retry_cnt;
+	if (mask & UROCE_QPA_RNR_RETRY)
+		a->rnr_retry = qp->req.rnr_left = attr->rnr_retry;
+	if (mask & UROCE_QPA_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & UROCE_QPA_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & UROCE_QPA_MAX_DEST_RD_ATOMIC) {
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+		qp->resp.nres = attr->max_dest_rd_atomic;
+		qp->resp.res_next = 0;
+	}
+	if (mask & UROCE_QPA_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+	if (mask & UROCE_QPA_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & UROCE_QPA_RQ_PSN) {
+		a->rq_psn = attr->rq_psn;
+		qp->resp.epsn = attr->rq_psn;
+		qp->resp.last_ack_psn = uroce_psn_add(attr->rq_psn, UROCE_PSN_MASK);
+	}
+	if (mask & UROCE_QPA_SQ_PSN) {
+		a->sq_psn = attr->sq_psn;
+		req_reset(qp, attr->sq_psn);
+		qp->req.retry_left = a->retry_cnt;
+		qp->req.rnr_left = a->rnr_retry;
+	}
+}
+
+int uroce_qp_modify(struct uroce_qp *qp, const struct uroce_qp_attr *attr, unsigned mask)
+{
+	enum uroce_qp_state cur = qp->state;
+	enum uroce_qp_state next = mask & UROCE_QPA_STATE ? attr->qp_state : cur;
+	unsigned t = type_index(qp->type);
+	const struct transition *tr;
+	int err;
+
+	if ((unsigned)next >= UROCE_QPS_COUNT)
+		return UROCE_EINVAL;
+	tr = &transitions[cur][next];
+	if (!(tr->types & 1u << t))
+		return UROCE_EINVAL;
+	if ((mask & tr->req[t]) != tr->req[t] ||
+	    mask & ~(UROCE_QPA_STATE | tr->req[t] | tr->opt[t]))
+		return UROCE_EINVAL;
+	if ((err = attr_values_ok(qp, attr, mask)) < 0)
+		return err;
+	/* 11.2.4.2: the attributes of an SQD QP change only once it has drained. */
+	if (cur == UROCE_QPS_SQD && next == UROCE_QPS_SQD && (mask & ~UROCE_QPA_STATE) &&
+	    !sq_drained(qp))
+		return UROCE_EBUSY;
+
+	apply_attrs(qp, attr, mask);
+	if (next == cur)
+		return 0;
+	switch (next) {
+	case UROCE_QPS_RESET:
+		qp_reset(qp);
+		qp->state = next;
+		break;
+	case UROCE_QPS_ERR:
+		qp_to_error(qp);
+		break;
+	case UROCE_QPS_SQD:
+		qp->state = next;
+		qp->sq_drained_sent = false;
+		qp_check_drained(qp);
+		break;
+	default:
+		qp->state = next;
+		sched_add(qp);
+		break;
+	}
+	return 0;
+}
+
+void uroce_qp_query(const struct uroce_qp *qp, struct uroce_qp_attr *attr,
+		    struct uroce_qp_init_attr *init)
+{
+	*attr = qp->attr;
+	attr->qp_state = attr->cur_qp_state = qp->state;
+	attr->sq_draining = qp->state == UROCE_QPS_SQD && !sq_drained(qp);
+	attr->cap = qp->cap;
+	attr->port_num = 1;
+	if (init) {
+		init->send_cq = qp->scq;
+		init->recv_cq = qp->rcq;
+		init->srq = qp->srq;
+		init->cap = qp->cap;
+		init->qp_type = qp->type;
+		init->sq_sig_all = qp->sq_sig_all;
+	}
+}
+
+/* ---- creation ---- */
+
+/* UDP source port: 0xC000 | a 14-bit hash of the QP number, fixed per QP so that a flow
+ * keeps one ECMP path (design.md "Addressing"; rxe does the same with another hash). */
+static uint16_t qp_sport(uint32_t qpn)
+{
+	return (uint16_t)(0xC000 | ((qpn * 0x9E3779B1u) >> 18));
+}
+
+static int qp_alloc_queues(struct uroce_qp *qp, const struct uroce_qp_init_attr *attr)
+{
+	const struct uroce_qp_cap *cap = &attr->cap;
+	struct sq *sq = &qp->sq;
+	uint32_t sge = cap->max_send_sge ? cap->max_send_sge : 1;
+	uint32_t recv_sge = attr->srq ? attr->srq->rq.max_sge : cap->max_recv_sge;
+	int err;
+
+	sq->size = pow2_at_least(cap->max_send_wr ? cap->max_send_wr : 1);
+	sq->wqe = calloc(sq->size, sizeof(*sq->wqe));
+	sq->sge = calloc((size_t)sq->size * sge, sizeof(*sq->sge));
+	sq->inl = cap->max_inline_data ? calloc(sq->size, cap->max_inline_data) : NULL;
+	qp->resp.wqe_sge = calloc(recv_sge ? recv_sge : 1, sizeof(struct uroce_sge));
+	if (!sq->wqe || !sq->sge || (cap->max_inline_data && !sq->inl) || !qp->resp.wqe_sge)
+		return UROCE_ENOMEM;
+	for (uint32_t i = 0; i < sq->size; i++) {
+		sq->wqe[i].wr.sg_list = &sq->sge[(size_t)i * sge];
+		sq->wqe[i].inline_data = sq->inl ? sq->inl + (size_t)i * cap->max_inline_data : NULL;
+	}
+	qp->resp.wqe.sge = qp->resp.wqe_sge;
+	if (!attr->srq && (err = rq_init(&qp->rq, cap->max_recv_wr, cap->max_recv_sge)) < 0)
+		return err;
+	return 0;
+}
+
+static void qp_free(struct uroce_qp *qp)
+{
+	free(qp->sq.wqe);
+	free(qp->sq.sge);
+	free(qp->sq.inl);
+	free(qp->resp.wqe_sge);
+	rq_fini(&qp->rq);
+	free(qp);
+}
+
+int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
+		    struct uroce_qp **out)
+{
+	struct uroce_dev *dev = pd->dev;
+	const struct uroce_qp_cap *cap = &attr->cap;
+	struct uroce_qp *qp;
+	uint32_t i;
+	int err;
+
+	if (!attr->send_cq || !attr->recv_cq || attr->send_cq->dev != dev ||
+	    attr->recv_cq->dev != dev)
+		return UROCE_EINVAL;
+	if (attr->qp_type != UROCE_QPT_RC && attr->qp_type != UROCE_QPT_UC &&
+	    attr->qp_type != UROCE_QPT_UD)
+		return UROCE_EINVAL;
+	if (cap->max_send_wr > UROCE_MAX_WR || cap->max_send_sge > UROCE_MAX_SGE ||
+	    cap->max_inline_data > UROCE_MAX_INLINE ||
+	    (!attr->srq && (cap->max_recv_wr > UROCE_MAX_WR || cap->max_recv_sge > UROCE_MAX_SGE)))
+		return UROCE_EINVAL;
+	/* IBA 10.2.9: a QP and its SRQ belong to one protection domain. */
+	if (attr->srq && attr->srq->pd != pd)
+		return UROCE_EINVAL;
+	/* QP numbers are handed out round robin, so that a number is not reused at once. */
+	for (i = 0; i < dev->cfg.max_qp && dev->qps[(dev->next_qp + i) % dev->cfg.max_qp]; i++)
+		;
+	if (i == dev->cfg.max_qp || !(qp = calloc(1, sizeof(*qp))))
+		return UROCE_ENOMEM;
+	uint32_t slot = (dev->next_qp + i) % dev->cfg.max_qp;
+	if ((err = qp_alloc_queues(qp, attr)) < 0) {
+		qp_free(qp);
+		return err;
+	}
+	qp->dev = dev;
+	qp->pd = pd;
+	qp->scq = attr->send_cq;
+	qp->rcq = attr->recv_cq;
+	qp->srq = attr->srq;
+	qp->type = attr->qp_type;
+	qp->state = UROCE_QPS_RESET;
+	qp->qpn = QPN_BASE + slot;
+	qp->sq_sig_all = attr->sq_sig_all;
+	qp->cap = *cap;
+	if (attr->srq)
+		qp->cap.max_recv_wr = qp->cap.max_recv_sge = 0;
+	qp->mtu = qp->type == UROCE_QPT_UD ? dev->port_mtu : mtu_bytes(UROCE_MTU_256);
+	qp->sport = qp_sport(qp->qpn);
+	req_reset(qp, 0);
+	dev->qps[slot] = qp;
+	dev->next_qp = (slot + 1) % dev->cfg.max_qp;
+	pd->refs++;
+	qp->scq->refs++;
+	qp->rcq->refs++;
+	if (qp->srq)
+		qp->srq->refs++;
+	dev_obj_add(dev, &qp->obj, OBJ_QP);
+	*out = qp;
+	return 0;
+}
+
+int uroce_qp_destroy(struct uroce_qp *qp)
+{
+	sched_del(qp);
+	qp->dev->qps[qp->qpn - QPN_BASE] = NULL;
+	qp->pd->refs--;
+	qp->scq->refs--;
+	qp->rcq->refs--;
+	if (qp->srq)
+		qp->srq->refs--;
+	dev_obj_del(&qp->obj);
+	qp_free(qp);
+	return 0;
+}
+
+/* ---- errors and flushing ---- */
+
+static void flush_recv(struct uroce_qp *qp, uint64_t wr_id)
+{
+	struct uroce_wc wc = {.wr_id = wr_id, .status = UROCE_WC_WR_FLUSH_ERR,
+			      .opcode = UROCE_WC_RECV, .qp = qp, .qp_num = qp->qpn};
+	cq_push(qp->rcq, &wc);
+}
+
+static void flush_sq(struct uroce_qp *qp)
+{
+	while (qp->sq.tail != qp->sq.head)
+		comp_wqe(qp, UROCE_WC_WR_FLUSH_ERR);
+	qp->req.rto_deadline = qp->req.rnr_deadline = UROCE_NEVER;
+}
+
+void qp_to_error(struct uroce_qp *qp)
+{
+	struct resp_state *rs = &qp->resp;
+
+	if (qp->state == UROCE_QPS_ERR)
+		return;
+	qp->state = UROCE_QPS_ERR;
+	flush_sq(qp);
+	/* A receive WQE taken by an unfinished message is older than those still queued. */
+	if (rs->have_wqe)
+		flush_recv(qp, rs->wqe.wr_id);
+	rs->have_wqe = false;
+	rs->msg = MSG_NONE;
+	rs->ack_pending = false;
+	for (uint32_t i = 0; i < UROCE_MAX_RD_ATOMIC; i++)
+		rs->res[i].pending = false;
+	sched_del(qp); /* after the flush, which schedules the QP as it completes */
+	if (qp->srq) {
+		dev_event(qp->dev, UROCE_EVENT_QP_LAST_WQE_REACHED, qp);
+		return;
+	}
+	while (rq_count(&qp->rq))
+		flush_recv(qp, qp->rq.wqe[qp->rq.tail++ & (qp->rq.size - 1)].wr_id);
+}
+
+void qp_send_error(struct uroce_qp *qp)
+{
+	if (qp->type == UROCE_QPT_RC) {
+		qp_to_error(qp);
+		return;
+	}
+	if (qp->state == UROCE_QPS_ERR)
+		return;
+	qp->state = UROCE_QPS_SQE;
+	flush_sq(qp);
+}
+
+/* ---- posting ---- */
+
+/* The checks of one send request that make post_send fail (ibv_post_send's EINVAL);
+ * everything else is found while executing it and reported in its completion. */
+static int send_wr_ok(const struct uroce_qp *qp, const struct uroce_send_wr *wr, uint64_t *len)
+{
+	const struct wr_info *wi = wr_info(wr->opcode);
+
+	*len = 0;
+	if (!wi || !(wi->flags & wr_qp_flag(qp->type)) || wr->num_sge < 0 ||
+	    (wr->num_sge && !wr->sg_list))
+		return UROCE_EINVAL;
+	if (wr->send_flags & UROCE_SEND_INLINE && !(wi->flags & WRF_CARRIES_DATA))
+		return UROCE_EINVAL;
+	if (!(wr->send_flags & UROCE_SEND_INLINE) && (uint32_t)wr->num_sge > qp->cap.max_send_sge)
+		return UROCE_EINVAL;
+	for (int i = 0; i < wr->num_sge; i++)
+		*len += wr->sg_list[i].length;
+	if (*len > MAX_MSG_LEN)
+		return UROCE_EINVAL;
+	if (wr->send_flags & UROCE_SEND_INLINE && *len > qp->cap.max_inline_data)
+		return UROCE_EINVAL;
+	/* An atomic returns the 8-byte original value into its SGE list (IBA 9.4.5). */
+	if (wi->flags & WRF_ATOMIC && *len != 8)
+		return UROCE_EINVAL;
+	if (qp->type == UROCE_QPT_UD &&
+	    (!wr->wr.ud.ah || wr->wr.ud.ah->pd != qp->pd || wr->wr.ud.remote_qpn > MAX_QPN))
+		return UROCE_EINVAL;
+	return 0;
+}
+
+static void flush_send_wr(struct uroce_qp *qp, const struct uroce_send_wr *wr)
+{
+	struct uroce_wc wc = {.wr_id = wr->wr_id, .status = UROCE_WC_WR_FLUSH_ERR,
+			      .opcode = wr_info(wr->opcode)->wc, .qp = qp, .qp_num = qp->qpn};
+	cq_push(qp->scq, &wc);
+}
+
+int uroce_post_send(struct uroce_qp *qp, const struct uroce_send_wr *wr,
+		    const struct uroce_send_wr **bad_wr)
+{
+	struct sq *sq = &qp->sq;
+	uint64_t len;
+	int err;
+
+	for (; wr; wr = wr->next) {
+		if (qp->state < UROCE_QPS_RTS)
+			err = UROCE_EINVAL;
+		else if ((err = send_wr_ok(qp, wr, &len)) == 0 && sq->head - sq->tail == qp->cap.max_send_wr)
+			err = UROCE_EFULL;
+		if (err) {
+			*bad_wr = wr;
+			return err;
+		}
+		/* IBA 10.3.1: work posted to a QP whose send queue is in error completes at once
+		 * with a flush error. */
+		if (qp->state == UROCE_QPS_ERR || qp->state == UROCE_QPS_SQE) {
+			flush_send_wr(qp, wr);
+			continue;
+		}
+		struct swqe *w = &sq->wqe[sq->head & (sq->size - 1)];
+		struct uroce_sge *sge = w->wr.sg_list;
+		w->wr = *wr;
+		w->wr.next = NULL;
+		w->wr.sg_list = sge;
+		w->len = len;
+		w->state = SWQE_POSTED;
+		w->status = UROCE_WC_SUCCESS;
+		w->resp_pkts = 0;
+		if (wr->send_flags & UROCE_SEND_INLINE) {
+			/* Inline data is read from host addresses now (ibv_post_send semantics):
+			 * the SGEs need no L_Key and the buffers may be reused at once. */
+			uint8_t *p = w->inline_data;
+			for (int i = 0; i < wr->num_sge; i++) {
+				memcpy(p, (const void *)(uintptr_t)wr->sg_list[i].addr,
+				       wr->sg_list[i].length);
+				p += wr->sg_list[i].length;
+			}
+			w->wr.num_sge = 0;
+		} else if (wr->num_sge) {
+			memcpy(sge, wr->sg_list, (size_t)wr->num_sge * sizeof(*sge));
+		}
+		if (qp->type == UROCE_QPT_UD) {
+			w->av = wr->wr.ud.ah->attr;
+			w->wr.wr.ud.ah = NULL;
+		}
+		sq->head++;
+		if (qp->state == UROCE_QPS_RTS)
+			sched_add(qp);
+	}
+	return 0;
+}
+
+int uroce_post_recv(struct uroce_qp *qp, const struct uroce_recv_wr *wr,
+		    const struct uroce_recv_wr **bad_wr)
+{
+	if (qp->state == UROCE_QPS_RESET || qp->srq) {
+		*bad_wr = wr;
+		return UROCE_EINVAL;
+	}
+	if (qp->state != UROCE_QPS_ERR)
+		return rq_post(&qp->rq, wr, bad_wr);
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->rq.max_sge) {
+			*bad_wr = wr;
+			return UROCE_EINVAL;
+		}
+		flush_recv(qp, wr->wr_id);
+	}
+	return 0;
+}

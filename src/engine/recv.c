@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/* Received datagrams: header validation and dispatch to the QP's responder (requests) or
+ * completer (responses), the role of rxe_recv.c. Every packet that goes no further is
+ * counted under the drop_* counter that names the reason (design.md "Errors"). */
+#include <string.h>
+
+#include "completer.h"
+#include "priv.h"
+#include "qp.h"
+#include "responder.h"
+#include "wire/packet.h"
+
+static bool is_local(const struct uroce_dev *dev, const struct uroce_pkt *pkt)
+{
+	bool v6 = pkt->layers & UROCE_L_IPV6;
+	const uint8_t *dst = v6 ? pkt->ip6.dst : pkt->ip4.dst;
+
+	for (uint32_t i = 0; i < dev->cfg.ngids; i++)
+		if (dev->cfg.gid[i].ipv6 == v6 && !memcmp(dev->cfg.gid[i].ip, dst, v6 ? 16 : 4))
+			return true;
+	return false;
+}
+
+/* RC and UC take packets only from the peer of their address vector (facts.md section 3:
+ * rxe checks the same). */
+static bool from_peer(const struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	bool v6 = pkt->layers & UROCE_L_IPV6;
+	const struct uroce_io_addr *peer = &qp->attr.ah_attr.dgid;
+
+	return peer->ipv6 == v6 && !memcmp(peer->ip, v6 ? pkt->ip6.src : pkt->ip4.src, v6 ? 16 : 4);
+}
+
+/* The QP type that uses each transport. */
+static bool transport_matches(enum uroce_qp_type type, uint8_t opcode)
+{
+	enum uroce_transport tp = uroce_opcode_transport(opcode);
+	return (type == UROCE_QPT_RC && tp == UROCE_TP_RC) ||
+	       (type == UROCE_QPT_UC && tp == UROCE_TP_UC) ||
+	       (type == UROCE_QPT_UD && tp == UROCE_TP_UD);
+}
+
+static struct uroce_qp *qp_lookup(struct uroce_dev *dev, uint32_t qpn)
+{
+	struct uroce_qp *qp;
+
+	if (qpn < QPN_BASE || qpn - QPN_BASE >= dev->cfg.max_qp)
+		return NULL;
+	qp = dev->qps[qpn - QPN_BASE];
+	return qp && qp->qpn == qpn ? qp : NULL;
+}
+
+/* The header checks of IBA 9.6 (transport header validation) that come before the QP's
+ * own: RoCEv2 framing, ICRC (Annex A17 CA17-22), destination, TVer, P_Key, QP, transport. */
+static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_pkt *io,
+				   struct uroce_pkt *pkt, struct uroce_qp **qpp)
+{
+	const uint32_t need = UROCE_L_BTH | UROCE_L_EXT | UROCE_L_ICRC;
+	struct uroce_qp *qp;
+
+	if (io->flags & UROCE_IO_PKT_TRUNC)
+		return UROCE_CNT_drop_trunc;
+	if (uroce_pkt_dissect(pkt, UROCE_LINK_IP, io->data, io->len) < 0 ||
+	    pkt->encap != UROCE_ENCAP_ROCEV2 || (pkt->layers & need) != need)
+		return UROCE_CNT_drop_malformed;
+	/* RoCEv2 peers send a 20-byte IPv4 header and no IPv6 extension headers (facts.md
+	 * section 1), and the UD network-header area has room for nothing else. */
+	if ((pkt->layers & UROCE_L_IPV4 && pkt->ip4.has_options) ||
+	    (pkt->layers & UROCE_L_IPV6 && pkt->ip6.has_ext))
+		return UROCE_CNT_drop_icrc_unchecked;
+	switch (uroce_pkt_icrc_check(pkt, NULL)) {
+	case UROCE_CRC_OK:
+		break;
+	case UROCE_CRC_BAD:
+		return UROCE_CNT_drop_bad_icrc;
+	default:
+		return UROCE_CNT_drop_icrc_unchecked;
+	}
+	if (!is_local(dev, pkt))
+		return UROCE_CNT_drop_not_local;
+	if (pkt->bth.tver != 0)
+		return UROCE_CNT_drop_bad_tver;
+	/* The default partition, full or limited membership (IBA 10.9.3). */
+	if ((pkt->bth.pkey & 0x7FFF) != 0x7FFF)
+		return UROCE_CNT_drop_bad_pkey;
+	if (uroce_opcode_transport(pkt->bth.opcode) == UROCE_TP_CNP)
+		return UROCE_CNT_drop_cnp;
+	if (!(qp = qp_lookup(dev, pkt->bth.destqp)))
+		return UROCE_CNT_drop_unknown_qp;
+	*qpp = qp;
+	if (!transport_matches(qp->type, pkt->bth.opcode))
+		return UROCE_CNT_drop_wrong_transport;
+	if (!qp_can_receive(qp))
+		return UROCE_CNT_drop_qp_state;
+	if (qp->type != UROCE_QPT_UD && !from_peer(qp, pkt))
+		return UROCE_CNT_drop_wrong_src;
+	return UROCE_NCOUNTERS;
+}
+
+void uroce_dev_recv(struct uroce_dev *dev, const struct uroce_io_pkt *io, uint64_t now)
+{
+	struct uroce_qp *qp = NULL;
+	struct uroce_pkt pkt;
+	enum uroce_counter drop = validate(dev, io, &pkt, &qp);
+
+	if (drop != UROCE_NCOUNTERS) {
+		eng_count(dev, qp, drop);
+		return;
+	}
+	eng_count(dev, qp, UROCE_CNT_rcvd_pkts);
+	/* IBA 11.6.3.1: the first packet a QP receives in RTR establishes communication. */
+	if (qp->state == UROCE_QPS_RTR && !qp->comm_est) {
+		qp->comm_est = true;
+		dev_event(dev, UROCE_EVENT_COMM_EST, qp);
+	}
+	if (pkt.op->flags & UROCE_OPF_REQ)
+		resp_rx(qp, &pkt, now);
+	else
+		comp_rx(qp, &pkt, now);
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+#include "requester.h"
+
+#include "completer.h"
+#include "mr.h"
+#include "wr.h"
+#include "xmit.h"
+
+/* BTH transport bits of a QP type (IBA 9.2 Table 36). */
+static uint8_t qp_transport(enum uroce_qp_type t)
+{
+	return t == UROCE_QPT_RC ? UROCE_TP_RC : t == UROCE_QPT_UC ? UROCE_TP_UC : UROCE_TP_UD;
+}
+
+enum start {
+	START_OK,   /* PSNs assigned: send its packets */
+	START_WAIT, /* may not start yet */
+	START_DONE, /* handled without a packet (failed, or a local operation) */
+};
+
+/* Passes the WQE without sending it: the completer completes it in order. */
+static void pass_local(struct uroce_qp *qp, struct swqe *w, enum swqe_state state,
+		       enum uroce_wc_status status)
+{
+	w->state = state;
+	w->status = status;
+	if (wr_info(w->wr.opcode)->flags & WRF_RD_ATOMIC)
+		qp->req.rd_atomic++;
+	qp->sq.cur++;
+	comp_advance(qp);
+}
+
+/* Starts a WQE: the checks that belong to execution time, then its PSNs. */
+static enum start wqe_start(struct uroce_qp *qp, struct swqe *w)
+{
+	const struct wr_info *wi = wr_info(w->wr.opcode);
+	struct req_state *rq = &qp->req;
+	uint64_t npkts;
+
+	/* IBA 10.8.3.3: a fenced WQE waits until every earlier READ and atomic has completed. */
+	if (w->wr.send_flags & UROCE_SEND_FENCE && rq->rd_atomic)
+		return START_WAIT;
+	if (wi->flags & WRF_RD_ATOMIC) {
+		/* With max_rd_atomic 0 the QP may never issue one (11.2.4.2). */
+		if (!qp->attr.max_rd_atomic) {
+			pass_local(qp, w, SWQE_FAILED, UROCE_WC_LOC_QP_OP_ERR);
+			return START_DONE;
+		}
+		if (rq->rd_atomic >= qp->attr.max_rd_atomic)
+			return START_WAIT;
+	}
+	if (wi->flags & WRF_LOCAL) {
+		/* A local invalidate runs once every earlier WQE has completed, so that a resend
+		 * never reads a region it has invalidated. */
+		if (qp->sq.cur != qp->sq.tail)
+			return START_WAIT;
+		if (mr_invalidate(qp->dev, qp->pd, w->wr.invalidate_rkey))
+			pass_local(qp, w, SWQE_FAILED, UROCE_WC_LOC_PROT_ERR);
+		else
+			pass_local(qp, w, SWQE_DONE, UROCE_WC_SUCCESS);
+		return START_DONE;
+	}
+	if (sgl_check(qp->dev, qp->pd, w->wr.sg_list, (uint32_t)w->wr.num_sge,
+		      wi->flags & WRF_DEST_WRITE ? UROCE_ACCESS_LOCAL_WRITE : 0)) {
+		pass_local(qp, w, SWQE_FAILED, UROCE_WC_LOC_PROT_ERR);
+		return START_DONE;
+	}
+	npkts = wi->flags & WRF_ATOMIC ? 1 : (w->len + qp->mtu - 1) / qp->mtu;
+	if (!npkts)
+		npkts = 1; /* a zero-length message is one packet */
+	/* UD: one message is one packet (IBA 9.8); a longer one is a local length error. */
+	if (npkts > MAX_MSG_PKTS || (qp->type == UROCE_QPT_UD && w->len > qp->mtu)) {
+		pass_local(qp, w, SWQE_FAILED, UROCE_WC_LOC_LEN_ERR);
+		return START_DONE;
+	}
+	w->npkts = (uint32_t)npkts;
+	w->first_psn = rq->psn;
+	w->resp_pkts = 0;
+	w->state = SWQE_ACTIVE;
+	return START_OK;
+}
+
+/* The payload of [off, off + len) of a WQE: in place when one SGE (or the inline copy)
+ * holds it, else gathered into the device's scratch buffer. NULL when an SGE went bad. */
+static const uint8_t *wqe_payload(struct uroce_qp *qp, const struct swqe *w, uint64_t off,
+				  uint32_t len)
+{
+	const uint8_t *p;
+
+	if (!len)
+		return NULL;
+	if (w->wr.send_flags & UROCE_SEND_INLINE)
+		return w->inline_data + off;
+	p = sgl_ptr(qp->dev, qp->pd, w->wr.sg_list, (uint32_t)w->wr.num_sge, off, len);
+	if (p)
+		return p;
+	if (sgl_read(qp->dev, qp->pd, w->wr.sg_list, (uint32_t)w->wr.num_sge, off,
+		     qp->dev->scratch, len))
+		return NULL;
+	return qp->dev->scratch;
+}
+
+/* Fills the packet for PSN psn of a READ or atomic WQE; returns the PSN after it. A READ
+ * resent from PSN first + k asks only for the bytes from k x MTU on (IBA 9.7: the
+ * responder answers it from that offset). */
+static uint32_t build_rd_atomic(struct uroce_qp *qp, const struct swqe *w, uint32_t k,
+				struct xmit_pkt *p)
+{
+	const struct wr_info *wi = wr_info(w->wr.opcode);
+
+	p->opcode = qp_transport(qp->type) | wi->op[POS_ONLY];
+	p->ackreq = true;
+	if (wi->flags & WRF_ATOMIC) {
+		/* AtomicETH: Swap (or Add) Data, then Compare Data (IBA 9.3.4). */
+		p->ext.atomiceth.va = w->wr.wr.atomic.remote_addr;
+		p->ext.atomiceth.rkey = w->wr.wr.atomic.rkey;
+		if (w->wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP) {
+			p->ext.atomiceth.swap = w->wr.wr.atomic.swap;
+			p->ext.atomiceth.cmp = w->wr.wr.atomic.compare_add;
+		} else {
+			p->ext.atomiceth.swap = w->wr.wr.atomic.compare_add;
+		}
+	} else {
+		uint64_t off = (uint64_t)k * qp->mtu;
+		p->ext.reth.va = w->wr.wr.rdma.remote_addr + off;
+		p->ext.reth.rkey = w->wr.wr.rdma.rkey;
+		p->ext.reth.dmalen = (uint32_t)(w->len - off);
+		eng_count(qp->dev, qp, UROCE_CNT_rdma_sends);
+	}
+	return uroce_psn_add(w->first_psn, w->npkts);
+}
+
+/* Fills packet k of a SEND or WRITE WQE. False when its payload cannot be read. */
+static bool build_data(struct uroce_qp *qp, const struct swqe *w, uint32_t k, struct xmit_pkt *p)
+{
+	const struct wr_info *wi = wr_info(w->wr.opcode);
+	struct req_state *rq = &qp->req;
+	enum pkt_pos pos = pkt_pos(k, w->npkts);
+	uint64_t off = (uint64_t)k * qp->mtu;
+	bool first = pos == POS_FIRST || pos == POS_ONLY;
+	bool last = pos == POS_LAST || pos == POS_ONLY;
+
+	p->opcode = qp_transport(qp->type) | wi->op[pos];
+	p->len = (uint32_t)(w->len - off < qp->mtu ? w->len - off : qp->mtu);
+	p->payload = wqe_payload(qp, w, off, p->len);
+	if (p->len && !p->payload)
+		return false;
+	/* RETH only on the first packet of a WRITE; ImmDt and IETH only on the last
+	 * (IBA 9.2 Table 36, the headers of each opcode). */
+	if (first && wi->flags & WRF_REMOTE) {
+		p->ext.reth.va = w->wr.wr.rdma.remote_addr;
+		p->ext.reth.rkey = w->wr.wr.rdma.rkey;
+		p->ext.reth.dmalen = (uint32_t)w->len;
+		eng_count(qp->dev, qp, UROCE_CNT_rdma_sends);
+	} else if (wi->flags & WRF_REMOTE) {
+		eng_count(qp->dev, qp, UROCE_CNT_rdma_sends);
+	}
+	if (last) {
+		p->ext.immdt = w->wr.imm_data;
+		p->ext.ieth = w->wr.invalidate_rkey;
+		p->se = w->wr.send_flags & UROCE_SEND_SOLICITED;
+	}
+	if (qp->type == UROCE_QPT_UD) {
+		/* IBA 10.2.4: a Q_Key with the high bit set in the WR means "use the QP's own",
+		 * so that an unprivileged consumer cannot send a controlled Q_Key. */
+		uint32_t qkey = w->wr.wr.ud.remote_qkey;
+		p->ext.deth.qkey = qkey & 0x80000000u ? qp->attr.qkey : qkey;
+		p->ext.deth.srcqp = qp->qpn;
+	}
+	/* AckReq on the last packet of each message and periodically within long ones, so that
+	 * the responder's coalesced ACKs keep the window moving (facts.md section 3). UC and
+	 * UD have no acknowledgements. */
+	if (qp->type == UROCE_QPT_RC) {
+		p->ackreq = last || ++rq->noack_pkts >= qp->dev->cfg.ack_req_interval;
+		if (p->ackreq)
+			rq->noack_pkts = 0;
+	}
+	return true;
+}
+
+bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
+{
+	struct req_state *rq = &qp->req;
+	struct sq *sq = &qp->sq;
+	struct swqe *w;
+	uint32_t next;
+
+	if ((qp->state != UROCE_QPS_RTS && qp->state != UROCE_QPS_SQD) || sq->cur == sq->head ||
+	    rq->rnr_deadline != UROCE_NEVER)
+		return false;
+	/* After a local error nothing more is started: the QP leaves RTS once the failed WQE
+	 * completes. */
+	if (sq->cur != sq->tail && sq_at(sq, sq->cur - 1)->state == SWQE_FAILED)
+		return false;
+	w = sq_at(sq, sq->cur);
+	if (w->state == SWQE_POSTED) {
+		/* SQD: messages in progress finish, no new one starts (IBA 10.3.1). */
+		if (qp->state == UROCE_QPS_SQD)
+			return false;
+		switch (wqe_start(qp, w)) {
+		case START_WAIT:
+			return false;
+		case START_DONE:
+			return true;
+		case START_OK:
+			break;
+		}
+	}
+	/* RC window: at most max_unacked_pkts PSNs outstanding. */
+	if (qp->type == UROCE_QPT_RC &&
+	    (uint32_t)uroce_psn_diff(rq->psn, rq->una) >= qp->dev->cfg.max_unacked_pkts)
+		return false;
+
+	uint32_t k = (uint32_t)uroce_psn_diff(rq->psn, w->first_psn);
+	struct xmit_pkt p = {
+		.av = qp->type == UROCE_QPT_UD ? &w->av : &qp->attr.ah_attr,
+		.destqp = qp->type == UROCE_QPT_UD ? w->wr.wr.ud.remote_qpn : qp->attr.dest_qp_num,
+		.psn = rq->psn,
+	};
+	if (wr_info(w->wr.opcode)->flags & WRF_RD_ATOMIC) {
+		next = build_rd_atomic(qp, w, k, &p);
+		rq->rd_atomic++;
+		sq->cur++;
+	} else {
+		if (!build_data(qp, w, k, &p)) {
+			/* An SGE went bad after the WQE started (its MR was deregistered). */
+			pass_local(qp, w, SWQE_FAILED, UROCE_WC_LOC_PROT_ERR);
+			return true;
+		}
+		next = uroce_psn_add(rq->psn, 1);
+		if (k + 1 == w->npkts)
+			sq->cur++;
+	}
+	if (uroce_psn_lt(rq->psn, rq->psn_max))
+		eng_count(qp->dev, qp, UROCE_CNT_retransmitted_pkts);
+	xmit(qp, tx, &p, now);
+	rq->psn = next;
+	if (uroce_psn_lt(rq->psn_max, next))
+		rq->psn_max = next;
+	if (qp->type == UROCE_QPT_RC) {
+		if (rq->rto_deadline == UROCE_NEVER && qp->attr.timeout)
+			rq->rto_deadline = now + rto_ns(qp->attr.timeout);
+	} else {
+		/* UC and UD: a message is complete once sent (IBA 9.8). */
+		rq->una = rq->psn_max;
+		comp_advance(qp);
+	}
+	return true;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* Receive queues: the ring of receive WQEs that a QP owns or shares through an SRQ
+ * (IBA 10.2.9 shared receive queues, with the limit event of 10.2.9.5). */
+#ifndef UROCE_ENGINE_RQ_H
+#define UROCE_ENGINE_RQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "priv.h"
+
+/* UROCE_EINVAL (max_wr above UROCE_MAX_WR, max_sge above UROCE_MAX_SGE), UROCE_ENOMEM.
+ * max_wr 0 makes a queue that accepts nothing (a send-only QP). */
+int rq_init(struct rq *rq, uint32_t max_wr, uint32_t max_sge);
+void rq_fini(struct rq *rq);
+/* Posts a chain; see uroce_post_recv for the codes. */
+int rq_post(struct rq *rq, const struct uroce_recv_wr *wr, const struct uroce_recv_wr **bad_wr);
+static inline uint32_t rq_count(const struct rq *rq) { return rq->head - rq->tail; }
+/* Empties the queue without completions. */
+static inline void rq_clear(struct rq *rq) { rq->tail = rq->head; }
+/* Moves the oldest WQE into *out (out->sge must have max_sge entries); false when empty. */
+bool rq_take(struct rq *rq, struct rwqe *out);
+/* Takes the next receive WQE of a QP, from its SRQ or its own queue. */
+bool qp_take_rwqe(struct uroce_qp *qp, struct rwqe *out);
+/* Frees the SRQ whatever uses it. */
+void srq_release(struct uroce_srq *srq);
+
+#endif

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/* UC (IBA 9.8: no acknowledgements; a lost packet discards its whole message, and the
+ * receive WQE is used again), UD (one packet per message, the Q_Key check and its
+ * controlled-key rule of 10.2.4, the 40-byte network-header area of Annex A17.4.5.2, the
+ * MTU limit, the SQE state) and shared receive queues (10.2.9, with the limit event). */
+#include "harness.h"
+
+#include "engine/priv.h"
+
+/* UC SEND, WRITE and WRITE with immediate of several packets: completed when sent, nothing
+ * comes back, AckReq never set. */
+static void test_IBA9_8_uc_basic(void **state)
+{
+	struct h_net *net = h_net_new(1, 2, false, NULL);
+	struct h_qp_opts o = {.type = UROCE_QPT_UC, .mtu = UROCE_MTU_512};
+	struct uroce_qp *qp[2];
+	struct h_log log = {0};
+	(void)state;
+
+	h_qp_pair(net, 0, 1, &o, qp);
+	h_log_start(net, &log);
+	struct h_buf a = h_buf_new(net, 0, 8192, H_ALL_ACCESS, 1);
+	struct h_buf b = h_buf_new(net, 1, 8192, H_ALL_ACCESS, 2);
+	struct h_buf r = h_buf_new(net, 1, 8192, H_ALL_ACCESS, 3);
+	h_post_recv(qp[1], 1, &r, 0, 4096);
+	h_post_recv(qp[1], 2, &r, 4096, 16);
+	h_post_send(qp[0], UROCE_WR_SEND_WITH_IMM, 10, &a, 0, 2000, 0, 0, 0);
+	h_post_send(qp[0], UROCE_WR_RDMA_WRITE, 11, &a, 100, 1500, h_va(&b, 0), uroce_mr_rkey(b.mr), 0);
+	h_post_send(qp[0], UROCE_WR_RDMA_WRITE_WITH_IMM, 12, &a, 200, 1100, h_va(&b, 3000),
+		    uroce_mr_rkey(b.mr), 0);
+	h_run(net, UINT64_MAX);
+	for (uint64_t id = 10; id <= 12; id++) {
+		struct uroce_wc wc = h_poll1(net, 0);
+		h_expect_wc(&wc, id, UROCE_WC_SUCCESS, id == 10 ? UROCE_WC_SEND : UROCE_WC_RDMA_WRITE);
+	}
+	struct uroce_wc wc = h_poll1(net, 1);
+	h_expect_wc(&wc, 1, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+	assert_int_equal(wc.byte_len, 2000);
+	assert_int_equal(wc.imm_data, 0x0A0A0A0Au);
+	wc = h_poll1(net, 1);
+	h_expect_wc(&wc, 2, UROCE_WC_SUCCESS, UROCE_WC_RECV_RDMA_WITH_IMM);
+	assert_int_equal(wc.byte_len, 1100);
+	assert_memory_equal(r.p, a.p, 2000);
+	assert_memory_equal(b.p, a.p + 100, 1500);
+	assert_memory_equal(b.p + 3000, a.p + 200, 1100);
+	for (size_t i = 0; i < log.n; i++) {
+		assert_int_equal(log.rec[i].node, 0);
+		assert_false(log.rec[i].ackreq);
+		assert_int_equal(log.rec[i].opcode & 0xE0, UROCE_TP_UC);
+	}
+	assert_int_equal(log.n, 4 + 3 + 3);
+	h_log_free(net, &log);
+	h_buf_free(&a);
+	h_buf_free(&b);
+	h_buf_free(&r);
+	h_net_free(net);
+}
+
+/* IBA 9.8.3: over a lossy link, a UC message that lost a packet is discarded whole; every
+ * message that completes is intact, and a WQE whose message was cut is used for the next. */
+static void test_IBA9_8_uc_gap_discards_message(void **state)
+{
+	struct uroce_sim_link_cfg link = {.latency_ns = 1000, .impair = {.loss = 0.05, .seed = 4}};
+	struct h_net *net = h_net_new(4, 2, false, &link);
+	struct h_qp_opts o = {.type = UROCE_QPT_UC, .mtu = UROCE_MTU_256};
+	struct uroce_qp *qp[2];
+	const int n = 100;
+	const uint32_t len = 1000; /* 4 packets */
+	(void)state;
+
+	h_qp_pair(net, 0, 1, &o, qp);
+	struct h_buf a = h_buf_new(net, 0, (size_t)n * len, H_ALL_ACCESS, 1);
+	struct h_buf r = h_buf_new(net, 1, (size_t)n * len, H_ALL_ACCESS, 2);
+	for (int m = 0; m < n; m++) {
+		a.p[(size_t)m * len] = (uint8_t)m; /* the message's number in its first byte */
+		h_post_recv(qp[1], (uint64_t)m, &r, (size_t)m * len, len);
+	}
+	for (int m = 0; m < n; m++)
+		h_post_send(qp[0], UROCE_WR_SEND, (uint64_t)m, &a, (size_t)m * len, len, 0, 0, 0);
+	h_run(net, UINT64_MAX);
+	for (int m = 0; m < n; m++) {
+		struct uroce_wc wc = h_poll1(net, 0);
+		h_expect_wc(&wc, (uint64_t)m, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+	}
+	int got = 0, last = -1;
+	struct uroce_wc wc;
+	while (uroce_cq_poll(net->node[1].cq, &wc, 1) == 1) {
+		assert_int_equal(wc.status, UROCE_WC_SUCCESS);
+		assert_int_equal(wc.wr_id, (uint64_t)got); /* WQEs in order, none skipped */
+		assert_int_equal(wc.byte_len, len);
+		const uint8_t *p = r.p + (size_t)got * len;
+		int m = p[0];
+		assert_true(m > last);
+		assert_memory_equal(p, a.p + (size_t)m * len, len);
+		last = m;
+		got++;
+	}
+	assert_true(got > n / 2 && got < n);
+	assert_true(h_counter(net->node[1].dev, UROCE_CNT_drop_uc_gap) > 0);
+	h_buf_free(&a);
+	h_buf_free(&r);
+	h_net_free(net);
+}
+
+static void ud_send(struct uroce_qp *qp, struct uroce_ah *ah, uint64_t id, const struct h_buf *b,
+		    uint32_t len, uint32_t qpn, uint32_t qkey, bool imm)
+{
+	struct uroce_sge sge = h_sge(b, 0, len);
+	struct uroce_send_wr wr = {.wr_id = id, .sg_list = &sge, .num_sge = len ? 1 : 0,
+				   .opcode = imm ? UROCE_WR_SEND_WITH_IMM : UROCE_WR_SEND,
+				   .send_flags = UROCE_SEND_SIGNALED, .imm_data = 0xABCD,
+				   .wr.ud = {.ah = ah, .remote_qpn = qpn, .remote_qkey = qkey}};
+	const struct uroce_send_wr *bad;
+	assert_int_equal(uroce_post_send(qp, &wr, &bad), 0);
+}
+
+/* UD: the receive buffer starts with the 40-byte network-header area, the IPv4 header in
+ * its last 20 bytes (Annex A17.4.5.2) or the whole IPv6 header; byte_len counts it; the
+ * completion has GRH, the source QP and the immediate data. */
+static void test_A17_4_5_2_ud_grh_area(void **state)
+{
+	(void)state;
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct h_net *net = h_net_new(2, 2, v6, NULL);
+		struct h_qp_opts o = {.type = UROCE_QPT_UD};
+		struct uroce_qp *qp[2];
+		h_qp_pair(net, 0, 1, &o, qp);
+		struct h_buf a = h_buf_new(net, 0, 4096, H_ALL_ACCESS, 1);
+		struct h_buf r = h_buf_new(net, 1, 8192, H_ALL_ACCESS, 2);
+		memset(r.p, 0xEE, 8192);
+		struct uroce_ah *ah;
+		struct uroce_ah_attr aa = {.dgid = net->node[1].addr, .port_num = 1, .hop_limit = 9};
+		assert_int_equal(uroce_ah_create(net->node[0].pd, &aa, &ah), 0);
+		h_post_recv(qp[1], 1, &r, 0, 4096 + 40);
+		h_post_recv(qp[1], 2, &r, 5000, 100);
+		ud_send(qp[0], ah, 7, &a, 4096, uroce_qp_num(qp[1]), 0x11111111, true);
+		ud_send(qp[0], ah, 8, &a, 0, uroce_qp_num(qp[1]), 0x11111111, false);
+		h_run(net, UINT64_MAX);
+		struct uroce_wc wc = h_poll1(net, 0);
+		h_expect_wc(&wc, 7, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+		wc = h_poll1(net, 0);
+		h_expect_wc(&wc, 8, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+		wc = h_poll1(net, 1);
+		h_expect_wc(&wc, 1, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+		assert_int_equal(wc.byte_len, 40 + 4096);
+		assert_int_equal(wc.wc_flags, UROCE_WC_F_GRH | UROCE_WC_F_WITH_IMM);
+		assert_int_equal(wc.imm_data, 0xABCD);
+		assert_int_equal(wc.src_qp, uroce_qp_num(qp[0]));
+		if (v6) {
+			assert_int_equal(r.p[0] >> 4, 6);
+			assert_int_equal(r.p[7], 9); /* hop limit */
+			assert_memory_equal(r.p + 8, net->node[0].addr.ip, 16);
+			assert_memory_equal(r.p + 24, net->node[1].addr.ip, 16);
+		} else {
+			static const uint8_t zero[20];
+			assert_memory_equal(r.p, zero, 20);
+			assert_int_equal(r.p[20], 0x45);
+			assert_int_equal(r.p[28], 9); /* TTL */
+			assert_memory_equal(r.p + 32, net->node[0].addr.ip, 4);
+			assert_memory_equal(r.p + 36, net->node[1].addr.ip, 4);
+		}
+		assert_memory_equal(r.p + 40, a.p, 4096);
+		assert_int_equal(r.p[40 + 4096], 0xEE);
+		wc = h_poll1(net, 1);
+		h_expect_wc(&wc, 2, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+		assert_int_equal(wc.byte_len, 40);
+		uroce_ah_destroy(ah);
+		h_buf_free(&a);
+		h_buf_free(&r);
+		h_net_free(net);
+	}
+}
+
+/* IBA 10.2.4: the DETH Q_Key must equal the receiving QP's (else a silent drop); a WR Q_Key
+ * with the high bit set means "the QP's own" (an unprivileged consumer cannot send a
+ * controlled key). No receive WQE: a silent drop too (UD has no RNR). */
+static void test_IBA10_2_4_ud_qkey(void **state)
+{
+	struct h_net *net = h_net_new(2, 2, false, NULL);
+	struct h_qp_opts o = {.type = UROCE_QPT_UD};
+	struct uroce_qp *qp[2];
+	struct h_log log = {0};
+	(void)state;
+
+	h_qp_pair(net, 0, 1, &o, qp);
+	h_log_start(net, &log);
+	struct h_buf a = h_buf_new(net, 0, 64, H_ALL_ACCESS, 1);
+	struct h_buf r = h_buf_new(net, 1, 1024, H_ALL_ACCESS, 2);
+	struct uroce_ah *ah;
+	struct uroce_ah_attr aa = {.dgid = net->node[1].addr, .port_num = 1};
+	assert_int_equal(uroce_ah_create(net->node[0].pd, &aa, &ah), 0);
+	h_post_recv(qp[1], 1, &r, 0, 512);
+	ud_send(qp[0], ah, 1, &a, 8, uroce_qp_num(qp[1]), 0x22222222, false); /* wrong key */
+	ud_send(qp[0], ah, 2, &a, 8, uroce_qp_num(qp[1]), 0x80000000, false); /* the QP's own */
+	ud_send(qp[0], ah, 3, &a, 8, uroce_qp_num(qp[1]), 0x11111111, false); /* no WQE left */
+	h_run(net, UINT64_MAX);
+	for (uint64_t id = 1; id <= 3; id++) {
+		struct uroce_wc wc = h_poll1(net, 0);
+		h_expect_wc(&wc, id, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+	}
+	assert_int_equal(log.rec[1].ext.deth.qkey, 0x11111111);
+	assert_int_equal(log.rec[1].ext.deth.srcqp, uroce_qp_num(qp[0]));
+	struct uroce_wc wc = h_poll1(net, 1);
+	h_expect_wc(&wc, 1, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+	h_expect_empty(net, 1);
+	assert_int_equal(h_counter(net->node[1].dev, UROCE_CNT_drop_bad_qkey), 1);
+	assert_int_equal(h_counter(net->node[1].dev, UROCE_CNT_drop_no_recv_wqe), 1);
+	uroce_ah_destroy(ah);
+	h_log_free(net, &log);
+	h_buf_free(&a);
+	h_buf_free(&r);
+	h_net_free(net);
+}
+
+/* UD messages are one packet: longer than the MTU is a local length error that puts the QP
+ * in SQE (IBA 10.3.1), whose queue flushes and from which SQE -> RTS recovers; a receive
+ * buffer too small for 40 + length completes with LOC_LEN_ERR. */
+static void test_IBA10_3_1_ud_mtu_and_sqe(void **state)
+{
+	struct h_net *net = h_net_new(2, 2, false, NULL);
+	struct h_qp_opts o = {.type = UROCE_QPT_UD};
+	struct uroce_qp *qp[2];
+	(void)state;
+
+	h_qp_pair(net, 0, 1, &o, qp);
+	struct h_buf a = h_buf_new(net, 0, 8192, H_ALL_ACCESS, 1);
+	struct h_buf r = h_buf_new(net, 1, 8192, H_ALL_ACCESS, 2);
+	struct uroce_ah *ah;
+	struct uroce_ah_attr aa = {.dgid = net->node[1].addr, .port_num = 1};
+	assert_int_equal(uroce_ah_create(net->node[0].pd, &aa, &ah), 0);
+	ud_send(qp[0], ah, 1, &a, 4097, uroce_qp_num(qp[1]), 0x11111111, false);
+	ud_send(qp[0], ah, 2, &a, 8, uroce_qp_num(qp[1]), 0x11111111, false);
+	h_run(net, UINT64_MAX);
+	struct uroce_wc wc = h_poll1(net, 0);
+	h_expect_wc(&wc, 1, UROCE_WC_LOC_LEN_ERR, UROCE_WC_SEND);
+	wc = h_poll1(net, 0);
+	h_expect_wc(&wc, 2, UROCE_WC_WR_FLUSH_ERR, UROCE_WC_SEND);
+	assert_int_equal(uroce_qp_state(qp[0]), UROCE_QPS_SQE);
+	struct uroce_qp_attr at = {.qp_state = UROCE_QPS_RTS};
+	assert_int_equal(uroce_qp_modify(qp[0], &at, UROCE_QPA_STATE), 0);
+	h_post_recv(qp[1], 5, &r, 0, 50);
+	ud_send(qp[0], ah, 3, &a, 100, uroce_qp_num(qp[1]), 0x11111111, false);
+	h_run(net, UINT64_MAX);
+	wc = h_poll1(net, 0);
+	h_expect_wc(&wc, 3, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+	wc = h_poll1(net, 1);
+	h_expect_wc(&wc, 5, UROCE_WC_LOC_LEN_ERR, UROCE_WC_RECV);
+	assert_int_equal(uroce_qp_state(qp[1]), UROCE_QPS_RTS);
+	uroce_ah_destroy(ah);
+	h_buf_free(&a);
+	h_buf_free(&r);
+	h_net_free(net);
+}
+
+/* IBA 10.2.9: two RC QPs share one SRQ; their receives take WQEs from it in arrival order;
+ * the armed limit raises SRQ_LIMIT_REACHED once when fewer WQEs remain, then disarms; a QP
+ * on an SRQ that enters ERR raises QP_LAST_WQE_REACHED and leaves the SRQ's WQEs alone. */
+static void test_IBA10_2_9_srq(void **state)
+{
+	struct h_net *net = h_net_new(3, 2, false, NULL);
+	struct uroce_srq *srq;
+	struct uroce_srq_attr sa = {.max_wr = 8, .max_sge = 1, .srq_limit = 3};
+	struct uroce_async_event ev;
+	(void)state;
+
+	assert_int_equal(uroce_srq_create(net->node[1].pd, &sa, &srq), 0);
+	struct h_qp_opts o = {.type = UROCE_QPT_RC, .srq = {NULL, srq}};
+	struct uroce_qp *qa[2], *qb[2];
+	h_qp_pair(net, 0, 1, &o, qa);
+	h_qp_pair(net, 0, 1, &o, qb);
+	struct h_buf a = h_buf_new(net, 0, 4096, H_ALL_ACCESS, 1);
+	struct h_buf r = h_buf_new(net, 1, 8 * 256, H_ALL_ACCESS, 2);
+	for (int i = 0; i < 6; i++) {
+		struct uroce_sge sge = h_sge(&r, (size_t)i * 256, 256);
+		struct uroce_recv_wr wr = {.wr_id = 100 + (uint64_t)i, .sg_list = &sge, .num_sge = 1};
+		const struct uroce_recv_wr *bad;
+		assert_int_equal(uroce_post_srq_recv(srq, &wr, &bad), 0);
+	}
+	/* Alternate senders; three WQEs used: 6 -> 3 left, not yet below the limit. */
+	h_post_send(qa[0], UROCE_WR_SEND, 1, &a, 0, 10, 0, 0, 0);
+	h_run(net, UINT64_MAX);
+	h_post_send(qb[0], UROCE_WR_SEND, 2, &a, 10, 20, 0, 0, 0);
+	h_run(net, UINT64_MAX);
+	h_post_send(qa[0], UROCE_WR_SEND, 3, &a, 30, 30, 0, 0, 0);
+	h_run(net, UINT64_MAX);
+	assert_int_equal(uroce_dev_get_async_event(net->node[1].dev, &ev), 0);
+	h_post_send(qb[0], UROCE_WR_SEND, 4, &a, 60, 40, 0, 0, 0);
+	h_run(net, UINT64_MAX);
+	assert_int_equal(uroce_dev_get_async_event(net->node[1].dev, &ev), 1);
+	assert_int_equal(ev.type, UROCE_EVENT_SRQ_LIMIT_REACHED);
+	assert_ptr_equal(ev.element.srq, srq);
+	struct uroce_srq_attr q;
+	uroce_srq_query(srq, &q);
+	assert_int_equal(q.srq_limit, 0); /* disarmed */
+	const uint32_t qpn[4] = {uroce_qp_num(qa[1]), uroce_qp_num(qb[1]), uroce_qp_num(qa[1]),
+				 uroce_qp_num(qb[1])};
+	const uint32_t lens[4] = {10, 20, 30, 40};
+	for (int i = 0; i < 4; i++) {
+		struct uroce_wc wc = h_poll1(net, 1);
+		h_expect_wc(&wc, 100 + (uint64_t)i, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+		assert_int_equal(wc.qp_num, qpn[i]);
+		assert_int_equal(wc.byte_len, lens[i]);
+	}
+	assert_memory_equal(r.p + 3 * 256, a.p + 60, 40);
+	/* Re-arm: below 3 already (2 left)? The event waits for the next WQE taken. */
+	sa.srq_limit = 2;
+	assert_int_equal(uroce_srq_modify(srq, &sa, UROCE_SRQ_LIMIT), 0);
+	assert_int_equal(uroce_srq_modify(srq, &sa, UROCE_SRQ_MAX_WR), UROCE_EINVAL);
+	h_post_send(qa[0], UROCE_WR_SEND, 5, &a, 0, 1, 0, 0, 0);
+	h_run(net, UINT64_MAX);
+	assert_int_equal(uroce_dev_get_async_event(net->node[1].dev, &ev), 1);
+	assert_int_equal(ev.type, UROCE_EVENT_SRQ_LIMIT_REACHED);
+	/* qb[1] to ERR: QP_LAST_WQE_REACHED, and the SRQ keeps its last WQE for qa[1]. */
+	struct uroce_qp_attr at = {.qp_state = UROCE_QPS_ERR};
+	assert_int_equal(uroce_qp_modify(qb[1], &at, UROCE_QPA_STATE), 0);
+	assert_int_equal(uroce_dev_get_async_event(net->node[1].dev, &ev), 1);
+	assert_int_equal(ev.type, UROCE_EVENT_QP_LAST_WQE_REACHED);
+	assert_ptr_equal(ev.element.qp, qb[1]);
+	h_post_send(qa[0], UROCE_WR_SEND, 6, &a, 0, 1, 0, 0, 0);
+	h_run(net, UINT64_MAX);
+	struct uroce_wc wc = h_poll1(net, 1);
+	h_expect_wc(&wc, 104, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+	wc = h_poll1(net, 1);
+	h_expect_wc(&wc, 105, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+	assert_int_equal(uroce_srq_destroy(srq), UROCE_EBUSY);
+	h_buf_free(&a);
+	h_buf_free(&r);
+	h_net_free(net);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_IBA9_8_uc_basic),
+		cmocka_unit_test(test_IBA9_8_uc_gap_discards_message),
+		cmocka_unit_test(test_A17_4_5_2_ud_grh_area),
+		cmocka_unit_test(test_IBA10_2_4_ud_qkey),
+		cmocka_unit_test(test_IBA10_3_1_ud_mtu_and_sqe),
+		cmocka_unit_test(test_IBA10_2_9_srq),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
