@@ -29,7 +29,8 @@ ssize_t uroce_rocev2_build(uint8_t *out, size_t cap, const struct uroce_eth *eth
 	size_t ib_len = UROCE_BTH_LEN + uroce_exthdr_len(ext->present) + payload_len + pad +
 			UROCE_ICRC_LEN;
 	size_t udp_len = UROCE_UDP_HLEN + ib_len;
-	if (udp_len > 0xFFFF - l3_len)
+	/* IPv4 Total Length counts its own header; IPv6 Payload Length does not. */
+	if (udp_len > 0xFFFF - (net->ipv6 ? 0 : l3_len))
 		return UROCE_EBADLEN;
 	if (cap < l2 + l3_len + udp_len)
 		return UROCE_ENOSPACE;

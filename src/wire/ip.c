@@ -95,7 +95,7 @@ ssize_t uroce_ipv6_decode(struct uroce_ipv6 *out, const uint8_t *p, size_t len)
 		off += elen;
 	}
 	out->upper_proto = nh;
-	out->ext_len = (uint16_t)(off - UROCE_IPV6_HLEN);
+	out->ext_len = (uint32_t)(off - UROCE_IPV6_HLEN);
 	out->has_ext = off > UROCE_IPV6_HLEN;
 	return (ssize_t)off;
 }

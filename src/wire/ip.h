@@ -40,7 +40,7 @@ struct uroce_ipv6 {
 	uint8_t dst[16];
 	bool has_ext;       /* extension headers were skipped to reach the upper layer */
 	uint8_t upper_proto; /* the protocol after any extension headers */
-	uint16_t ext_len;   /* bytes of extension headers */
+	uint32_t ext_len;   /* bytes of extension headers (may exceed what Payload Length allows) */
 };
 
 struct uroce_udp {

@@ -88,6 +88,17 @@ static void test_refuses_bad_input(void **state)
 	bth.opcode = UROCE_OP_RC_SEND_ONLY;
 	assert_int_equal(uroce_rocev2_build(frame, sizeof(frame), NULL, &net, &bth, &ext, NULL, 70000),
 			 UROCE_EBADLEN);
+	/* The largest datagrams: the IPv4 total length includes the 20-byte header, the IPv6
+	 * payload length does not. UDP 8 + BTH 12 + ICRC 4 = 24 bytes around the payload, which
+	 * is padded to a multiple of 4. */
+	static uint8_t big[70000], payload[65536];
+	assert_true(uroce_rocev2_build(big, sizeof(big), NULL, &net, &bth, &ext, payload, 65488) > 0);
+	assert_int_equal(uroce_rocev2_build(big, sizeof(big), NULL, &net, &bth, &ext, payload, 65489),
+			 UROCE_EBADLEN);
+	net.ipv6 = true;
+	assert_true(uroce_rocev2_build(big, sizeof(big), NULL, &net, &bth, &ext, payload, 65508) > 0);
+	assert_int_equal(uroce_rocev2_build(big, sizeof(big), NULL, &net, &bth, &ext, payload, 65509),
+			 UROCE_EBADLEN);
 }
 
 struct grab {
