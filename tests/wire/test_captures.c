@@ -177,6 +177,34 @@ static void test_icrc_recompute_ipv6(void **state)
 	assert_int_equal(uroce_icrc(UROCE_ICRC_ROCEV2_IPV6, g.buf, 48, 59, &crc), UROCE_EINVAL);
 }
 
+/* RoCE v1 (EtherType 0x8915, GRH first) has no real capture here. Its ICRC rule is the
+ * native LNH = 3 rule (facts.md section 1: the LRH becomes 8 bytes of ones), so a native
+ * packet with a GRH, re-framed as RoCE v1, must keep its ICRC and verify. */
+static void test_rocev1_from_native_grh(void **state)
+{
+	char path[4200];
+	struct grab g = {.want = 3}; /* IPoIB over UD with a GRH */
+	struct uroce_pkt ib, v1;
+	uint8_t frame[2048] = {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x89, 0x15};
+
+	snprintf(path, sizeof(path), "%s/ib-native-erf.pcap", (const char *)*state);
+	assert_true(test_each_frame(path, grab_frame, &g) > 0);
+	assert_int_equal(uroce_pkt_dissect(&ib, g.link, g.buf, g.len), 0);
+	assert_int_equal(ib.lrh.lnh, UROCE_LNH_IBA_GLOBAL);
+	size_t ib_len = ib.icrc_off + UROCE_ICRC_LEN - UROCE_LRH_LEN; /* GRH .. ICRC */
+	memcpy(frame + UROCE_ETH_HLEN, g.buf + UROCE_LRH_LEN, ib_len);
+
+	assert_int_equal(uroce_pkt_dissect(&v1, UROCE_LINK_ETHERNET, frame, UROCE_ETH_HLEN + ib_len), 0);
+	assert_int_equal(v1.encap, UROCE_ENCAP_ROCEV1);
+	assert_int_equal(v1.bth.psn, ib.bth.psn);
+	assert_int_equal(v1.ext.deth.qkey, ib.ext.deth.qkey);
+	assert_int_equal(v1.payload_len, ib.payload_len);
+	assert_int_equal(uroce_pkt_icrc_check(&v1, NULL), UROCE_CRC_OK);
+	frame[UROCE_ETH_HLEN + 40 + 12] ^= 1; /* a DETH bit */
+	assert_int_equal(uroce_pkt_dissect(&v1, UROCE_LINK_ETHERNET, frame, UROCE_ETH_HLEN + ib_len), 0);
+	assert_int_equal(uroce_pkt_icrc_check(&v1, NULL), UROCE_CRC_BAD);
+}
+
 static int setup(void **state)
 {
 	static char dir[4096];
@@ -195,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_all_captures),
 		cmocka_unit_test(test_icrc_detects_corruption),
 		cmocka_unit_test(test_icrc_recompute_ipv6),
+		cmocka_unit_test(test_rocev1_from_native_grh),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
