@@ -115,7 +115,7 @@ static struct swqe *ack_before(struct uroce_qp *qp, uint32_t psn, uint64_t now)
 /* Go back N (IBA 9.7.6.1.3): resend from the oldest unacknowledged PSN, or fail the oldest
  * WQE with RETRY_EXC_ERR once retry_cnt retries made no progress. retry_cnt 7 is seven
  * retries, as the specification says (rxe treats it as infinite). */
-static void retry(struct uroce_qp *qp, uint64_t now)
+static void retry(struct uroce_qp *qp)
 {
 	struct req_state *rq = &qp->req;
 
@@ -131,7 +131,11 @@ static void retry(struct uroce_qp *qp, uint64_t now)
 	rq->psn = rq->una;
 	rq->rd_atomic = 0;
 	rq->noack_pkts = 0;
-	rq->rto_deadline = qp->attr.timeout ? now + rto_ns(qp->attr.timeout) : UROCE_NEVER;
+	/* The timer measures from the resend (IBA 9.7.6.1.3: from a request sent to its
+	 * response), so the requester arms it when the first packet goes out: the QP may have
+	 * to wait for the line (its own READ responses go first), and a timer that ran
+	 * meanwhile would spend retry_cnt without anything having been sent. */
+	rq->rto_deadline = UROCE_NEVER;
 	sched_add(qp);
 }
 
@@ -141,18 +145,18 @@ static void retry(struct uroce_qp *qp, uint64_t now)
  * packets still in flight behind the gap, a copy of the NAK, or a duplicate ACK answering a
  * reordered resent request all describe the gap being repaired, and must not spend
  * retry_cnt again. */
-static void gap_retry(struct uroce_qp *qp, uint64_t now)
+static void gap_retry(struct uroce_qp *qp)
 {
 	if (!qp->req.seq_retry)
-		retry(qp, now);
+		retry(qp);
 }
 
-void comp_timeout(struct uroce_qp *qp, uint64_t now)
+void comp_timeout(struct uroce_qp *qp)
 {
 	qp->req.rto_deadline = UROCE_NEVER;
 	if (qp->req.una == qp->req.psn_max || qp->state == UROCE_QPS_ERR)
 		return;
-	retry(qp, now);
+	retry(qp);
 }
 
 /* A response that contradicts its request (IBA 9.9.2: "bad response"). */
@@ -204,22 +208,22 @@ static void on_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint64_t no
 	switch (uroce_aeth_type(syn)) {
 	case UROCE_AETH_ACK:
 		if (ack_before(qp, uroce_psn_add(psn, 1), now))
-			gap_retry(qp, now);
+			gap_retry(qp);
 		return;
 	case UROCE_AETH_RNR_NAK:
 		if (ack_before(qp, psn, now))
-			gap_retry(qp, now);
+			gap_retry(qp);
 		else
 			on_rnr_nak(qp, psn, code, now);
 		return;
 	case UROCE_AETH_NAK:
 		if (ack_before(qp, psn, now)) {
-			gap_retry(qp, now);
+			gap_retry(qp);
 			return;
 		}
 		if (code == UROCE_NAK_PSN_SEQ_ERR) {
 			eng_count(qp->dev, qp, UROCE_CNT_rcvd_seq_err);
-			gap_retry(qp, now);
+			gap_retry(qp);
 			return;
 		}
 		if (code < sizeof(nak_status) / sizeof(nak_status[0]) && nak_status[code]) {
@@ -264,7 +268,7 @@ static void on_read_resp(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint6
 	struct swqe *w;
 
 	if (ack_before(qp, psn, now)) {
-		gap_retry(qp, now);
+		gap_retry(qp);
 		return;
 	}
 	if (!(w = tail_for(qp, psn, WRF_DEST_WRITE)) || w->wr.opcode != UROCE_WR_RDMA_READ) {
@@ -278,7 +282,7 @@ static void on_read_resp(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint6
 		if (uroce_psn_lt(psn, expected))
 			eng_count(qp->dev, qp, UROCE_CNT_drop_ghost_response);
 		else
-			gap_retry(qp, now);
+			gap_retry(qp);
 		return;
 	}
 	uint32_t k = w->resp_pkts;
@@ -311,7 +315,7 @@ static void on_atomic_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint
 	struct swqe *w;
 
 	if (ack_before(qp, psn, now)) {
-		gap_retry(qp, now);
+		gap_retry(qp);
 		return;
 	}
 	if (!(w = tail_for(qp, psn, WRF_ATOMIC)) ||

@@ -28,12 +28,16 @@
 	X(naks_sent, "NAKs sent other than RNR NAKs (PSN sequence, invalid request, access, op)") \
 	X(acks_sent, "ACK packets sent (ATOMIC ACKNOWLEDGE included)")                          \
 	X(drop_trunc, "drop: the datagram did not fit the receive buffer")                      \
-	X(drop_malformed, "drop: not a whole RoCEv2 packet (dissector error, wrong port)")      \
+	X(drop_malformed, "drop: not a whole RoCEv2 packet (not UDP, bad lengths, reserved opcode)") \
+	X(drop_udp_port, "drop: UDP destination port is not 4791 (Annex A17 CA17-23)")          \
+	X(drop_ip_header, "drop: IPv4 fragment or header checksum wrong (Annex A17 CA17-27)")   \
 	X(drop_bad_icrc, "drop: ICRC mismatch")                                                 \
 	X(drop_icrc_unchecked, "drop: ICRC not computable (IPv4 options, IPv6 extensions)")     \
 	X(drop_not_local, "drop: destination IP is not one of the device's GIDs")               \
 	X(drop_bad_tver, "drop: BTH TVer is not 0")                                             \
 	X(drop_bad_pkey, "drop: P_Key is not the default partition")                            \
+	X(drop_qp0, "drop: destination QP 0: RoCEv2 has no subnet manager (CA17-33)")           \
+	X(drop_gsi_qkey, "drop: QP1 (GSI) packet without the GSI Q_Key 0x80010000")             \
 	X(drop_unknown_qp, "drop: no such destination QP")                                      \
 	X(drop_wrong_transport, "drop: opcode transport differs from the QP type")              \
 	X(drop_qp_state, "drop: the QP cannot receive in its state")                            \

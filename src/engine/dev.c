@@ -301,7 +301,7 @@ void uroce_dev_on_timer(struct uroce_dev *dev, uint64_t now)
 			sched_add(qp);
 		}
 		if (qp->req.rto_deadline <= now)
-			comp_timeout(qp, now);
+			comp_timeout(qp);
 	}
 }
 

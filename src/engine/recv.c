@@ -8,7 +8,11 @@
 #include "priv.h"
 #include "qp.h"
 #include "responder.h"
+#include "wire/ip.h"
 #include "wire/packet.h"
+
+/* The well-known Q_Key every datagram to QP1, the General Services Interface, carries. */
+#define GSI_QKEY 0x80010000u
 
 static bool is_local(const struct uroce_dev *dev, const struct uroce_pkt *pkt)
 {
@@ -50,8 +54,22 @@ static struct uroce_qp *qp_lookup(struct uroce_dev *dev, uint32_t qpn)
 	return qp && qp->qpn == qpn ? qp : NULL;
 }
 
+/* Why a datagram the dissector read whole is not RoCEv2. */
+static enum uroce_counter not_rocev2(const struct uroce_pkt *pkt)
+{
+	/* Annex A17 CA17-23: RoCEv2 is UDP to port 4791; another port is another protocol. */
+	if (pkt->layers & UROCE_L_UDP && pkt->udp.dport != UROCE_ROCEV2_UDP_PORT)
+		return UROCE_CNT_drop_udp_port;
+	/* CA17-27, the IP header: a fragment carries no whole RoCEv2 packet (peers set DF). */
+	if (pkt->layers & UROCE_L_IPV4 && (pkt->ip4.frag_off || pkt->ip4.flags & 1))
+		return UROCE_CNT_drop_ip_header;
+	return UROCE_CNT_drop_malformed;
+}
+
 /* The header checks of IBA 9.6 (transport header validation) that come before the QP's
- * own: RoCEv2 framing, ICRC (Annex A17 CA17-22), destination, TVer, P_Key, QP, transport. */
+ * own: RoCEv2 framing (UDP port, IP header), ICRC (Annex A17 CA17-22), destination, TVer,
+ * P_Key, the special QPs, QP, transport. The UDP checksum is never looked at: RoCEv2
+ * senders may leave it 0 and the ICRC protects the packet (CA17-24). */
 static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_pkt *io,
 				   struct uroce_pkt *pkt, struct uroce_qp **qpp)
 {
@@ -60,14 +78,21 @@ static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_
 
 	if (io->flags & UROCE_IO_PKT_TRUNC)
 		return UROCE_CNT_drop_trunc;
-	if (uroce_pkt_dissect(pkt, UROCE_LINK_IP, io->data, io->len) < 0 ||
-	    pkt->encap != UROCE_ENCAP_ROCEV2 || (pkt->layers & need) != need)
+	if (uroce_pkt_dissect(pkt, UROCE_LINK_IP, io->data, io->len) < 0)
+		return UROCE_CNT_drop_malformed;
+	if (pkt->encap != UROCE_ENCAP_ROCEV2)
+		return not_rocev2(pkt);
+	if ((pkt->layers & need) != need)
 		return UROCE_CNT_drop_malformed;
 	/* RoCEv2 peers send a 20-byte IPv4 header and no IPv6 extension headers (facts.md
 	 * section 1), and the UD network-header area has room for nothing else. */
 	if ((pkt->layers & UROCE_L_IPV4 && pkt->ip4.has_options) ||
 	    (pkt->layers & UROCE_L_IPV6 && pkt->ip6.has_ext))
 		return UROCE_CNT_drop_icrc_unchecked;
+	/* CA17-27: the IPv4 header checksum, which the ICRC does not cover (it masks the field
+	 * so that routers may change the TTL). */
+	if (pkt->layers & UROCE_L_IPV4 && uroce_ipv4_checksum(pkt->frame + pkt->l3_off, 20))
+		return UROCE_CNT_drop_ip_header;
 	switch (uroce_pkt_icrc_check(pkt, NULL)) {
 	case UROCE_CRC_OK:
 		break;
@@ -85,6 +110,14 @@ static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_
 		return UROCE_CNT_drop_bad_pkey;
 	if (uroce_opcode_transport(pkt->bth.opcode) == UROCE_TP_CNP)
 		return UROCE_CNT_drop_cnp;
+	/* Annex A17 CA17-33: RoCEv2 has no subnet management, so nothing goes to QP0. */
+	if (pkt->bth.destqp == 0)
+		return UROCE_CNT_drop_qp0;
+	/* QP1, the GSI, takes only datagrams with the GSI Q_Key. (No GSI QP exists yet: a
+	 * datagram with the right key goes on to drop_unknown_qp.) */
+	if (pkt->bth.destqp == 1 &&
+	    (!(pkt->ext.present & UROCE_EH_DETH) || pkt->ext.deth.qkey != GSI_QKEY))
+		return UROCE_CNT_drop_gsi_qkey;
 	if (!(qp = qp_lookup(dev, pkt->bth.destqp)))
 		return UROCE_CNT_drop_unknown_qp;
 	*qpp = qp;
