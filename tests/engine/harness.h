@@ -58,8 +58,11 @@ static inline struct uroce_io_addr h_addr(int i, bool ipv6)
 }
 
 /* n nodes, every pair joined both ways by a link with cfg (NULL: ideal, 1 us). */
-static inline struct h_net *h_net_new(uint64_t seed, int n, bool ipv6,
-				      const struct uroce_sim_link_cfg *cfg)
+/* n engines, fully meshed: the link from node i to node j uses `up` when i < j and `down`
+ * when i > j (NULL: 1 us latency, no impairment), so a test can impair one direction. */
+static inline struct h_net *h_net_new_dir(uint64_t seed, int n, bool ipv6,
+					  const struct uroce_sim_link_cfg *up,
+					  const struct uroce_sim_link_cfg *down)
 {
 	struct uroce_sim_cfg scfg = {.pool_pkts = 8192, .max_pkt = UROCE_MAX_DATAGRAM};
 	struct uroce_sim_link_cfg ideal = {.latency_ns = 1000};
@@ -83,10 +86,19 @@ static inline struct h_net *h_net_new(uint64_t seed, int n, bool ipv6,
 		assert_int_equal(uroce_cq_create(nd->dev, H_CQ_DEPTH, &nd->cq), 0);
 	}
 	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++)
+		for (int j = 0; j < n; j++) {
+			const struct uroce_sim_link_cfg *cfg = i < j ? up : down;
 			if (i != j)
 				assert_true(uroce_sim_connect(net->sim, i, j, cfg ? cfg : &ideal) >= 0);
+		}
 	return net;
+}
+
+/* The same with one link configuration in both directions. */
+static inline struct h_net *h_net_new(uint64_t seed, int n, bool ipv6,
+				      const struct uroce_sim_link_cfg *cfg)
+{
+	return h_net_new_dir(seed, n, ipv6, cfg, cfg);
 }
 
 static inline void h_net_free(struct h_net *net)

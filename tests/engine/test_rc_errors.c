@@ -19,31 +19,8 @@ struct env {
 static void env_new(struct env *e, const struct h_qp_opts *o, const struct uroce_sim_link_cfg *fwd)
 {
 	memset(e, 0, sizeof(*e));
-	e->net = h_net_new(3, 2, false, NULL);
-	if (fwd) {
-		/* Replace the 0 -> 1 link: a second fabric with that link. */
-		h_net_free(e->net);
-		struct uroce_sim_cfg scfg = {.pool_pkts = 8192, .max_pkt = UROCE_MAX_DATAGRAM};
-		struct uroce_sim_link_cfg back = {.latency_ns = 1000};
-		struct h_net *net = calloc(1, sizeof(*net));
-		assert_non_null(net);
-		net->n = 2;
-		net->sim = uroce_sim_new(3, &scfg);
-		net->buf = malloc((size_t)H_BATCH * UROCE_MAX_DATAGRAM);
-		for (int i = 0; i < 2; i++) {
-			struct uroce_dev_cfg dcfg = {.ngids = 1};
-			net->node[i].addr = h_addr(i, false);
-			dcfg.gid[0] = net->node[i].addr;
-			assert_int_equal(uroce_sim_add_endpoint(net->sim, &net->node[i].addr, 4096), i);
-			net->node[i].io = uroce_sim_io(net->sim, i);
-			assert_int_equal(uroce_dev_new(&dcfg, &net->node[i].dev), 0);
-			assert_int_equal(uroce_pd_alloc(net->node[i].dev, &net->node[i].pd), 0);
-			assert_int_equal(uroce_cq_create(net->node[i].dev, H_CQ_DEPTH, &net->node[i].cq), 0);
-		}
-		assert_int_equal(uroce_sim_connect(net->sim, 0, 1, fwd), 0);
-		assert_int_equal(uroce_sim_connect(net->sim, 1, 0, &back), 1);
-		e->net = net;
-	}
+	/* fwd replaces the 0 -> 1 link; 1 -> 0 stays clean. */
+	e->net = h_net_new_dir(3, 2, false, fwd, NULL);
 	h_qp_pair(e->net, 0, 1, o, e->qp);
 	h_log_start(e->net, &e->log);
 }

@@ -282,24 +282,7 @@ static void test_IBA9_7_read_resumes_mid_message(void **state)
 
 	back.impair.dup = back.impair.reorder = back.impair.corrupt = 0;
 	/* Responses (node 1 -> 0) are lost, requests are not. */
-	struct uroce_sim_cfg scfg = {.pool_pkts = 8192, .max_pkt = UROCE_MAX_DATAGRAM};
-	net = calloc(1, sizeof(*net));
-	assert_non_null(net);
-	net->n = 2;
-	net->sim = uroce_sim_new(9, &scfg);
-	net->buf = malloc((size_t)H_BATCH * UROCE_MAX_DATAGRAM);
-	for (int i = 0; i < 2; i++) {
-		struct uroce_dev_cfg dcfg = {.ngids = 1};
-		net->node[i].addr = h_addr(i, false);
-		dcfg.gid[0] = net->node[i].addr;
-		assert_int_equal(uroce_sim_add_endpoint(net->sim, &net->node[i].addr, 4096), i);
-		net->node[i].io = uroce_sim_io(net->sim, i);
-		assert_int_equal(uroce_dev_new(&dcfg, &net->node[i].dev), 0);
-		assert_int_equal(uroce_pd_alloc(net->node[i].dev, &net->node[i].pd), 0);
-		assert_int_equal(uroce_cq_create(net->node[i].dev, H_CQ_DEPTH, &net->node[i].cq), 0);
-	}
-	assert_int_equal(uroce_sim_connect(net->sim, 0, 1, &clean), 0);
-	assert_int_equal(uroce_sim_connect(net->sim, 1, 0, &back), 1);
+	net = h_net_new_dir(9, 2, false, &clean, &back);
 	h_qp_pair(net, 0, 1, &o, qp);
 	struct h_buf src = h_buf_new(net, 1, len, H_ALL_ACCESS, 1);
 	struct h_buf dst = h_buf_new(net, 0, len, H_ALL_ACCESS, 2);
