@@ -90,11 +90,15 @@ static void check_dump_pkt(const struct dump_pkt *d, const struct dump_frame *f)
 
 static void print_all(const struct dump_pkt *d, uint64_t t0)
 {
-	print_line(devnull, d, t0);
+	struct outbuf ob;
+
+	ob_init(&ob, devnull);
+	print_line(&ob, d, t0);
 	print_verbose(devnull, d);
 	print_json(devnull, d);
-	fields_out_packet(devnull, &all_fields, d);
-	fields_out_packet(devnull, &all_fields_alt, d);
+	fields_out_packet(&ob, &all_fields, d);
+	fields_out_packet(&ob, &all_fields_alt, d);
+	ob_flush(&ob);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

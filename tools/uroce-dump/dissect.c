@@ -80,6 +80,7 @@ static void dissect_payload(struct dump_pkt *out)
 	if (p->bth.destqp <= 1) {
 		if (p->bth.opcode != UROCE_OP_UD_SEND_ONLY)
 			return;
+		memset(&out->mgmt, 0, sizeof(out->mgmt)); /* see dump_dissect */
 		n = uroce_mgmt_decode(&out->mgmt, payload, len);
 		if (n < 0)
 			set_error(out, (int)n, "MAD");
@@ -91,6 +92,7 @@ static void dissect_payload(struct dump_pkt *out)
 	    p->op->kind != UROCE_OPK_SEND || !(p->op->flags & UROCE_OPF_FIRST) ||
 	    !ipoib_like(payload, len))
 		return;
+	memset(&out->ipoib, 0, sizeof(out->ipoib));
 	n = uroce_ipoib_decode(&out->ipoib, payload, len);
 	if (n < 0)
 		set_error(out, (int)n, "IPoIB");
@@ -100,10 +102,23 @@ static void dissect_payload(struct dump_pkt *out)
 
 void dump_dissect(struct dump_pkt *out, const struct dump_frame *frame)
 {
-	memset(out, 0, sizeof(*out));
+	/* Member by member rather than a memset of the whole struct: the MAD and IPoIB decodes
+	 * are 1.6 of its 2 KiB, and clearing them for every packet took 5 % of the time of
+	 * -T fields on a large capture. They are cleared by dissect_payload when it decodes into
+	 * them, and read only when has_mgmt or has_ipoib says so. uroce_pkt_dissect clears pkt. */
 	out->frame = frame;
+	out->icrc_status = UROCE_CRC_ABSENT;
+	out->icrc_computed = 0;
+	out->vcrc_status = UROCE_CRC_ABSENT;
+	out->vcrc_computed = 0;
+	out->has_mgmt = false;
+	out->has_ipoib = false;
+	out->malformed = false;
+	out->err = 0;
+	out->err_where = NULL;
 	if (frame->undecoded) {
 		/* uroce_pkt_dissect is not run: the empty packet has no layers and encap NONE */
+		memset(&out->pkt, 0, sizeof(out->pkt));
 		if (frame->err)
 			set_error(out, frame->err, "capture record");
 		return;

@@ -43,7 +43,9 @@ struct dump_pkt {
 	const char *err_where;  /* the layer that failed ("BTH", "MAD"), NULL when err is 0 */
 };
 
-/* Dissects frame into out (which keeps a pointer to frame). */
+/* Dissects frame into out (which keeps a pointer to frame). It sets each member of struct
+ * dump_pkt itself rather than clearing the whole struct (see dissect.c): a member added here
+ * must be set there too. mgmt and ipoib are valid only when has_mgmt and has_ipoib are. */
 void dump_dissect(struct dump_pkt *out, const struct dump_frame *frame);
 
 #endif

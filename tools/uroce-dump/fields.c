@@ -3,9 +3,9 @@
  * `-T fields` value formats. */
 #include "fields.h"
 
-#include <arpa/inet.h>
-#include <inttypes.h>
 #include <string.h>
+
+#include "outbuf.h"
 
 /* Integers that JSON readers (IEEE doubles) hold exactly. */
 #define JSON_MAX_INT (1ull << 53)
@@ -117,65 +117,75 @@ int dump_field_get(const struct dump_field *f, const struct dump_pkt *d, struct 
 	return f->get ? f->get(d, out) : table_get(f, d, out);
 }
 
-static void print_hex_bytes(FILE *out, const uint8_t *p, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		fprintf(out, "%02x", p[i]);
-}
-
 /* Text from the packet (a node description, say) may hold any byte: escape what could break
  * a line or a terminal, as tshark escapes tabs and newlines. */
-static void print_text(FILE *out, const char *s)
+static void format_text(struct outbuf *ob, const char *s)
 {
 	static const char esc_from[] = "\t\n\r\\", esc_to[] = "tnr\\";
 
 	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
 		const char *e = strchr(esc_from, *c);
-		if (e)
-			fprintf(out, "\\%c", esc_to[e - esc_from]);
-		else if (*c < 0x20 || *c >= 0x7F)
-			fprintf(out, "\\x%02x", *c);
-		else
-			fputc(*c, out);
+		if (e) {
+			ob_char(ob, '\\');
+			ob_char(ob, esc_to[e - esc_from]);
+		} else if (*c < 0x20 || *c >= 0x7F) {
+			ob_str(ob, "\\x");
+			ob_hex(ob, *c, 2);
+		} else {
+			ob_char(ob, (char)*c);
+		}
+	}
+}
+
+void dump_field_format(struct outbuf *ob, const struct dump_field *f, const struct fld_val *v)
+{
+	switch (f->fmt) {
+	case FLD_DEC:
+		ob_dec(ob, v->u);
+		break;
+	case FLD_HEX:
+		ob_str(ob, "0x");
+		ob_hex(ob, v->u, f->width);
+		break;
+	case FLD_BOOL:
+		ob_char(ob, v->u ? '1' : '0');
+		break;
+	case FLD_IPV4:
+		if (v->len == 4)
+			ob_ipv4(ob, v->bytes);
+		break;
+	case FLD_IPV6:
+		if (v->len == 16)
+			ob_ipv6(ob, v->bytes);
+		break;
+	case FLD_ETHER:
+		for (size_t i = 0; i < v->len; i++) {
+			if (i)
+				ob_char(ob, ':');
+			ob_hex(ob, v->bytes[i], 2);
+		}
+		break;
+	case FLD_BYTES:
+		ob_hex_bytes(ob, v->bytes, v->len);
+		break;
+	case FLD_STRING:
+		format_text(ob, v->str ? v->str : "");
+		break;
+	case FLD_TIME:
+		ob_dec(ob, v->u / 1000000000u);
+		ob_char(ob, '.');
+		ob_dec_pad(ob, v->u % 1000000000u, 9);
+		break;
 	}
 }
 
 void dump_field_print(FILE *out, const struct dump_field *f, const struct fld_val *v)
 {
-	char buf[INET6_ADDRSTRLEN];
+	struct outbuf ob;
 
-	switch (f->fmt) {
-	case FLD_DEC:
-		fprintf(out, "%" PRIu64, v->u);
-		break;
-	case FLD_HEX:
-		fprintf(out, "0x%0*" PRIx64, (int)f->width, v->u);
-		break;
-	case FLD_BOOL:
-		fputc(v->u ? '1' : '0', out);
-		break;
-	case FLD_IPV4:
-	case FLD_IPV6:
-		/* glibc's inet_ntop writes RFC 5952 text, as tshark does (checked on ::a.b.c.d,
-		 * ::ffff:a.b.c.d and tied zero runs). */
-		if (v->len == (f->fmt == FLD_IPV4 ? 4u : 16u) &&
-		    inet_ntop(f->fmt == FLD_IPV4 ? AF_INET : AF_INET6, v->bytes, buf, sizeof(buf)))
-			fputs(buf, out);
-		break;
-	case FLD_ETHER:
-		for (size_t i = 0; i < v->len; i++)
-			fprintf(out, i ? ":%02x" : "%02x", v->bytes[i]);
-		break;
-	case FLD_BYTES:
-		print_hex_bytes(out, v->bytes, v->len);
-		break;
-	case FLD_STRING:
-		print_text(out, v->str ? v->str : "");
-		break;
-	case FLD_TIME:
-		fprintf(out, "%" PRIu64 ".%09" PRIu64, v->u / 1000000000u, v->u % 1000000000u);
-		break;
-	}
+	ob_init(&ob, out);
+	dump_field_format(&ob, f, v);
+	ob_flush(&ob);
 }
 
 bool dump_field_is_number(const struct dump_field *f, const struct fld_val *v)

@@ -12,6 +12,8 @@
 
 #include "dissect.h"
 
+struct outbuf;
+
 /* How a value prints, matching tshark 4.0's -T fields output for the field's type. */
 enum fld_fmt {
 	FLD_DEC,     /* unsigned decimal */
@@ -115,6 +117,8 @@ int dump_field_each_group(int (*fn)(void *ctx, const struct dump_field_group *g)
 int dump_field_get(const struct dump_field *f, const struct dump_pkt *d, struct fld_val *out);
 /* Prints one value as tshark -T fields would. */
 void dump_field_print(FILE *out, const struct dump_field *f, const struct fld_val *v);
+/* The same, added to a packet's text. */
+void dump_field_format(struct outbuf *ob, const struct dump_field *f, const struct fld_val *v);
 /* Whether the value is a JSON number: an integer below 2^53, which a double holds exactly. */
 bool dump_field_is_number(const struct dump_field *f, const struct fld_val *v);
 

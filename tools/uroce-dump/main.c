@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flows.h"
 #include "input.h"
@@ -253,11 +254,12 @@ static void stats_print(const struct stats *st, unsigned long dropped)
 	fputc('\n', stderr);
 }
 
-static void print_packet(const struct options *o, const struct dump_pkt *d, uint64_t t0)
+static void print_packet(const struct options *o, struct outbuf *ob, const struct dump_pkt *d,
+			 uint64_t t0)
 {
 	switch (o->mode) {
 	case MODE_LINE:
-		print_line(stdout, d, t0);
+		print_line(ob, d, t0);
 		break;
 	case MODE_VERBOSE:
 		print_verbose(stdout, d);
@@ -266,7 +268,7 @@ static void print_packet(const struct options *o, const struct dump_pkt *d, uint
 		print_json(stdout, d);
 		break;
 	case MODE_FIELDS:
-		fields_out_packet(stdout, &o->fields, d);
+		fields_out_packet(ob, &o->fields, d);
 		break;
 	case MODE_NONE:
 		break;
@@ -278,10 +280,12 @@ static int run(const struct options *o, struct dump_input *in, struct flows *flo
 	struct stats st = {0};
 	struct dump_frame frame;
 	struct dump_pkt d;
+	struct outbuf ob; /* the text of the line and fields modes, on its way to stdout */
 	uint64_t t0 = 0;
 	char err[512];
 	int rc = 0;
 
+	ob_init(&ob, stdout);
 	if (o->mode == MODE_FIELDS && o->fields.header)
 		fields_out_header(stdout, &o->fields);
 	while (!o->count || st.packets < o->count) {
@@ -294,8 +298,11 @@ static int run(const struct options *o, struct dump_input *in, struct flows *flo
 		stats_add(&st, &d);
 		if (flows)
 			flows_add(flows, &d);
-		print_packet(o, &d, t0);
+		print_packet(o, &ob, &d, t0);
+		if (o->iface) /* live: each packet as it comes */
+			ob_flush(&ob);
 	}
+	ob_flush(&ob);
 	if (rc < 0)
 		fprintf(stderr, "uroce-dump: %s: %s\n", o->file ? o->file : o->iface, err);
 	if (flows && flows_print(flows, stdout, o->flows == FLOWS_JSON) < 0)
@@ -340,6 +347,11 @@ int main(int argc, char **argv)
 		running = in;
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
+	} else if (!isatty(STDOUT_FILENO)) {
+		/* A file read into a file or a pipe: fewer, larger writes than stdio's 4 KiB (glibc
+		 * takes a size only with a buffer). */
+		static char out_buf[256 * 1024];
+		setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
 	}
 	rc = run(&o, in, flows);
 	running = NULL;

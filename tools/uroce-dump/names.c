@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "outbuf.h"
 #include "wire/eth.h"
 #include "wire/ib.h"
 #include "wire/opcode.h"
@@ -85,17 +86,45 @@ const char *dump_rnr_text(uint8_t timer, char *buf, size_t len)
 	return buf;
 }
 
-const char *dump_opcode_text(uint8_t opcode, char *buf, size_t len)
+/* The words of an opcode's text: its transport ("RC") and operation ("RDMA_WRITE_ONLY"); no
+ * transport for the CNP, whose transport and operation have the same name, said once. False
+ * when the opcode is not valid. */
+static bool opcode_words(uint8_t opcode, const char **transport, const char **operation)
 {
 	const struct uroce_opcode_info *op = uroce_opcode_info(opcode);
 
 	if (!op->name)
+		return false;
+	*transport = op->kind == UROCE_OPK_CNP ? NULL
+					       : uroce_transport_name(uroce_opcode_transport(opcode));
+	*operation = op->op_name;
+	return true;
+}
+
+const char *dump_opcode_text(uint8_t opcode, char *buf, size_t len)
+{
+	const char *tp, *op;
+
+	if (!opcode_words(opcode, &tp, &op))
 		return NULL;
-	/* The CNP's transport and operation have the same name: say it once. */
-	if (op->kind == UROCE_OPK_CNP)
-		snprintf(buf, len, "%s", op->op_name);
+	if (tp)
+		snprintf(buf, len, "%s %s", tp, op);
 	else
-		snprintf(buf, len, "%s %s", uroce_transport_name(uroce_opcode_transport(opcode)),
-			 op->op_name);
+		snprintf(buf, len, "%s", op);
 	return buf;
+}
+
+bool dump_opcode_put(struct outbuf *ob, uint8_t opcode)
+{
+	const char *tp, *op;
+
+	if (!opcode_words(opcode, &tp, &op))
+		return false;
+	if (tp) {
+		ob_char(ob, ' ');
+		ob_str(ob, tp);
+	}
+	ob_char(ob, ' ');
+	ob_str(ob, op);
+	return true;
 }

@@ -4,8 +4,11 @@
 #ifndef UROCE_DUMP_NAMES_H
 #define UROCE_DUMP_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct outbuf;
 
 struct dump_name {
 	uint32_t value;
@@ -24,6 +27,8 @@ const char *dump_aeth_type_name(uint8_t type);  /* "ACK", "RNR NAK", "reserved",
 const char *dump_rnr_text(uint8_t timer, char *buf, size_t len);
 /* The opcode as "RC RDMA_WRITE_ONLY" ("CNP" for the CNP), or NULL when it is invalid. */
 const char *dump_opcode_text(uint8_t opcode, char *buf, size_t len);
+/* The same text after a space, added to ob; false (and nothing added) when it is invalid. */
+bool dump_opcode_put(struct outbuf *ob, uint8_t opcode);
 
 /* tshark shows a CRC as its wire bytes read big-endian, the byte swap of the CRC value (the
  * CRCs are stored least-significant byte first): uroce-dump prints CRCs in that same order so

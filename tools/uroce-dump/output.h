@@ -10,10 +10,14 @@
 
 #include "dissect.h"
 #include "fields.h"
+#include "outbuf.h"
+
+/* The two modes meant for large captures add their text to an outbuf, which the caller
+ * flushes when it must (after each packet of a live capture, before other output). */
 
 /* One line: number, time since the first frame, addresses, transport, opcode, QP, PSN, the
  * extended headers that matter, payload length and CRC verdicts. t0_ns: the first frame's time. */
-void print_line(FILE *out, const struct dump_pkt *d, uint64_t t0_ns);
+void print_line(struct outbuf *ob, const struct dump_pkt *d, uint64_t t0_ns);
 /* Every present field, grouped by header: "Group", then "    label: value (meaning)". */
 void print_verbose(FILE *out, const struct dump_pkt *d);
 /* One JSON object on one line, keyed by field name. */
@@ -44,7 +48,7 @@ int fields_out_add(struct fields_out *fo, const char *name);
  * "quote=d"): -1 with a message in err when it is not valid. */
 int fields_out_option(struct fields_out *fo, const char *opt, char *err, size_t errlen);
 void fields_out_header(FILE *out, const struct fields_out *fo);
-void fields_out_packet(FILE *out, const struct fields_out *fo, const struct dump_pkt *d);
+void fields_out_packet(struct outbuf *ob, const struct fields_out *fo, const struct dump_pkt *d);
 void fields_out_free(struct fields_out *fo);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outbuf.h"
 #include "output.h"
 
 void fields_out_init(struct fields_out *fo)
@@ -112,12 +113,6 @@ int fields_out_option(struct fields_out *fo, const char *opt, char *err, size_t 
 	return rc;
 }
 
-static void quote(FILE *out, const struct fields_out *fo)
-{
-	if (fo->quote)
-		fputc(fo->quote, out);
-}
-
 /* tshark quotes values, never the names in the header. */
 void fields_out_header(FILE *out, const struct fields_out *fo)
 {
@@ -129,7 +124,13 @@ void fields_out_header(FILE *out, const struct fields_out *fo)
 	fputc('\n', out);
 }
 
-void fields_out_packet(FILE *out, const struct fields_out *fo, const struct dump_pkt *d)
+static void quote(struct outbuf *ob, const struct fields_out *fo)
+{
+	if (fo->quote)
+		ob_char(ob, fo->quote);
+}
+
+void fields_out_packet(struct outbuf *ob, const struct fields_out *fo, const struct dump_pkt *d)
 {
 	struct fld_val v[FLD_MAX_OCC];
 
@@ -138,7 +139,7 @@ void fields_out_packet(FILE *out, const struct fields_out *fo, const struct dump
 		int n = dump_field_get(f, d, v), first = 0, last = n - 1;
 
 		if (i)
-			fputc(fo->separator, out);
+			ob_char(ob, fo->separator);
 		if (fo->occurrence == FIELDS_OCC_FIRST)
 			last = 0;
 		else if (fo->occurrence == FIELDS_OCC_LAST)
@@ -147,13 +148,13 @@ void fields_out_packet(FILE *out, const struct fields_out *fo, const struct dump
 			first = last = fo->occurrence - 1;
 		if (n == 0 || first >= n)
 			continue;
-		quote(out, fo);
+		quote(ob, fo);
 		for (int k = first; k <= last; k++) {
 			if (k > first)
-				fputc(fo->aggregator, out);
-			dump_field_print(out, f, &v[k]);
+				ob_char(ob, fo->aggregator);
+			dump_field_format(ob, f, &v[k]);
 		}
-		quote(out, fo);
+		quote(ob, fo);
 	}
-	fputc('\n', out);
+	ob_char(ob, '\n');
 }

@@ -1,120 +1,159 @@
 /* SPDX-License-Identifier: MIT */
 /* The default output: one line per frame, in the spirit of tcpdump. Every frame gets a line,
  * even when it is not InfiniBand, so that line N is frame N. */
-#include <arpa/inet.h>
-#include <inttypes.h>
-
 #include "common/error.h"
 #include "names.h"
+#include "outbuf.h"
 #include "output.h"
 
-static void addr(FILE *out, int af, const uint8_t *a)
+/* "aa:bb:cc:dd:ee:ff" */
+static void mac(struct outbuf *ob, const uint8_t *m)
 {
-	char buf[INET6_ADDRSTRLEN];
-
-	fputs(inet_ntop(af, a, buf, sizeof(buf)) ? buf : "?", out);
+	for (unsigned i = 0; i < 6; i++) {
+		if (i)
+			ob_char(ob, ':');
+		ob_hex(ob, m[i], 2);
+	}
 }
 
 /* "src > dst": IP addresses for RoCEv2 and plain IP, GIDs for RoCE v1, LIDs (and GIDs when a
  * GRH is present) for native InfiniBand, MAC addresses for other Ethernet frames. */
-static void addresses(FILE *out, const struct uroce_pkt *p)
+static void addresses(struct outbuf *ob, const struct uroce_pkt *p)
 {
 	if (p->layers & UROCE_L_IPV4) {
-		addr(out, AF_INET, p->ip4.src);
-		fputs(" > ", out);
-		addr(out, AF_INET, p->ip4.dst);
+		ob_ipv4(ob, p->ip4.src);
+		ob_str(ob, " > ");
+		ob_ipv4(ob, p->ip4.dst);
 	} else if (p->layers & UROCE_L_IPV6) {
-		addr(out, AF_INET6, p->ip6.src);
-		fputs(" > ", out);
-		addr(out, AF_INET6, p->ip6.dst);
+		ob_ipv6(ob, p->ip6.src);
+		ob_str(ob, " > ");
+		ob_ipv6(ob, p->ip6.dst);
 	} else if (p->layers & UROCE_L_LRH) {
-		fprintf(out, "LID %u > LID %u", (unsigned)p->lrh.slid, (unsigned)p->lrh.dlid);
+		ob_str(ob, "LID ");
+		ob_dec(ob, p->lrh.slid);
+		ob_str(ob, " > LID ");
+		ob_dec(ob, p->lrh.dlid);
 	} else if (p->layers & UROCE_L_ETH) {
-		const uint8_t *s = p->eth.src, *t = p->eth.dst;
-		fprintf(out, "%02x:%02x:%02x:%02x:%02x:%02x > %02x:%02x:%02x:%02x:%02x:%02x", s[0],
-			s[1], s[2], s[3], s[4], s[5], t[0], t[1], t[2], t[3], t[4], t[5]);
+		mac(ob, p->eth.src);
+		ob_str(ob, " > ");
+		mac(ob, p->eth.dst);
 	}
 	if (p->layers & UROCE_L_GRH) {
-		fputs(p->layers & UROCE_L_LRH ? " GID " : "GID ", out);
-		addr(out, AF_INET6, p->grh.sgid);
-		fputs(" > ", out);
-		addr(out, AF_INET6, p->grh.dgid);
+		ob_str(ob, p->layers & UROCE_L_LRH ? " GID " : "GID ");
+		ob_ipv6(ob, p->grh.sgid);
+		ob_str(ob, " > ");
+		ob_ipv6(ob, p->grh.dgid);
 	}
 }
 
 /* A frame that carries no InfiniBand transport: name what it is. */
-static void not_ib(FILE *out, const struct dump_pkt *d)
+static void not_ib(struct outbuf *ob, const struct dump_pkt *d)
 {
 	const struct uroce_pkt *p = &d->pkt;
 	const char *name;
 
 	if (d->frame->undecoded) {
-		fprintf(out, " %s", d->frame->undecoded);
+		ob_char(ob, ' ');
+		ob_str(ob, d->frame->undecoded);
 		return;
 	}
 	if (p->layers & UROCE_L_RAW) {
 		name = dump_ethertype_name(p->raw_ethertype);
-		fprintf(out, " raw, type 0x%04x%s%s", (unsigned)p->raw_ethertype, name ? " " : "",
-			name ? name : "");
+		ob_str(ob, " raw, type 0x");
+		ob_hex(ob, p->raw_ethertype, 4);
+		if (name) {
+			ob_char(ob, ' ');
+			ob_str(ob, name);
+		}
 	} else if (p->layers & UROCE_L_UDP) {
-		fprintf(out, " UDP %u > %u", (unsigned)p->udp.sport, (unsigned)p->udp.dport);
+		ob_str(ob, " UDP ");
+		ob_dec(ob, p->udp.sport);
+		ob_str(ob, " > ");
+		ob_dec(ob, p->udp.dport);
 	} else if (p->layers & (UROCE_L_IPV4 | UROCE_L_IPV6)) {
 		uint8_t proto = p->layers & UROCE_L_IPV4 ? p->ip4.proto : p->ip6.upper_proto;
 		name = dump_ipproto_name(proto);
-		fprintf(out, " %s proto %u%s%s%s", p->layers & UROCE_L_IPV4 ? "IPv4" : "IPv6",
-			(unsigned)proto, name ? " (" : "", name ? name : "", name ? ")" : "");
+		ob_str(ob, p->layers & UROCE_L_IPV4 ? " IPv4 proto " : " IPv6 proto ");
+		ob_dec(ob, proto);
+		if (name) {
+			ob_str(ob, " (");
+			ob_str(ob, name);
+			ob_char(ob, ')');
+		}
 	} else if (p->layers & UROCE_L_ETH) {
 		name = dump_ethertype_name(p->eth.ethertype);
-		if (name)
-			fprintf(out, " %s", name);
-		else
-			fprintf(out, " ethertype 0x%04x", (unsigned)p->eth.ethertype);
+		if (name) {
+			ob_char(ob, ' ');
+			ob_str(ob, name);
+		} else {
+			ob_str(ob, " ethertype 0x");
+			ob_hex(ob, p->eth.ethertype, 4);
+		}
 	}
 }
 
 /* ---- extended headers, one printer each ---- */
 
-static void rdeth(FILE *out, const struct dump_pkt *d)
+static void rdeth(struct outbuf *ob, const struct dump_pkt *d)
 {
-	fprintf(out, " eecnxt %u", (unsigned)d->pkt.ext.rdeth.eecnxt);
+	ob_str(ob, " eecnxt ");
+	ob_dec(ob, d->pkt.ext.rdeth.eecnxt);
 }
 
-static void deth(FILE *out, const struct dump_pkt *d)
+static void deth(struct outbuf *ob, const struct dump_pkt *d)
 {
-	fprintf(out, " qkey 0x%08x srcqp 0x%06x", (unsigned)d->pkt.ext.deth.qkey,
-		(unsigned)d->pkt.ext.deth.srcqp);
+	ob_str(ob, " qkey 0x");
+	ob_hex(ob, d->pkt.ext.deth.qkey, 8);
+	ob_str(ob, " srcqp 0x");
+	ob_hex(ob, d->pkt.ext.deth.srcqp, 6);
 }
 
-static void xrceth(FILE *out, const struct dump_pkt *d)
+static void xrceth(struct outbuf *ob, const struct dump_pkt *d)
 {
-	fprintf(out, " xrcsrq 0x%06x", (unsigned)d->pkt.ext.xrceth.xrcsrq);
+	ob_str(ob, " xrcsrq 0x");
+	ob_hex(ob, d->pkt.ext.xrceth.xrcsrq, 6);
 }
 
-static void feth(FILE *out, const struct dump_pkt *d)
+static void feth(struct outbuf *ob, const struct dump_pkt *d)
 {
-	fprintf(out, " sel %u plt %u", (unsigned)d->pkt.ext.feth.sel, (unsigned)d->pkt.ext.feth.plt);
+	ob_str(ob, " sel ");
+	ob_dec(ob, d->pkt.ext.feth.sel);
+	ob_str(ob, " plt ");
+	ob_dec(ob, d->pkt.ext.feth.plt);
 }
 
-static void reth(FILE *out, const struct dump_pkt *d)
+static void reth(struct outbuf *ob, const struct dump_pkt *d)
 {
 	const struct uroce_reth *r = &d->pkt.ext.reth;
 
-	fprintf(out, " va 0x%" PRIx64 " rkey 0x%08x dmalen %u", r->va, (unsigned)r->rkey,
-		(unsigned)r->dmalen);
+	ob_str(ob, " va 0x");
+	ob_hex(ob, r->va, 1);
+	ob_str(ob, " rkey 0x");
+	ob_hex(ob, r->rkey, 8);
+	ob_str(ob, " dmalen ");
+	ob_dec(ob, r->dmalen);
 }
 
-static void atomiceth(FILE *out, const struct dump_pkt *d)
+static void atomiceth(struct outbuf *ob, const struct dump_pkt *d)
 {
 	const struct uroce_atomiceth *a = &d->pkt.ext.atomiceth;
 
-	fprintf(out, " va 0x%" PRIx64 " rkey 0x%08x", a->va, (unsigned)a->rkey);
-	if ((d->pkt.bth.opcode & 0x1F) == (UROCE_OP_RC_FETCH_ADD & 0x1F))
-		fprintf(out, " add %" PRIu64, a->swap);
-	else
-		fprintf(out, " swap %" PRIu64 " compare %" PRIu64, a->swap, a->cmp);
+	ob_str(ob, " va 0x");
+	ob_hex(ob, a->va, 1);
+	ob_str(ob, " rkey 0x");
+	ob_hex(ob, a->rkey, 8);
+	if ((d->pkt.bth.opcode & 0x1F) == (UROCE_OP_RC_FETCH_ADD & 0x1F)) {
+		ob_str(ob, " add ");
+		ob_dec(ob, a->swap);
+	} else {
+		ob_str(ob, " swap ");
+		ob_dec(ob, a->swap);
+		ob_str(ob, " compare ");
+		ob_dec(ob, a->cmp);
+	}
 }
 
-static void aeth(FILE *out, const struct dump_pkt *d)
+static void aeth(struct outbuf *ob, const struct dump_pkt *d)
 {
 	uint8_t syn = d->pkt.ext.aeth.syndrome, v = uroce_aeth_value(syn);
 	char buf[32];
@@ -122,42 +161,54 @@ static void aeth(FILE *out, const struct dump_pkt *d)
 
 	switch (uroce_aeth_type(syn)) {
 	case UROCE_AETH_ACK:
-		fputs(" ACK", out);
-		if (v != UROCE_AETH_CREDIT_INVALID)
-			fprintf(out, " credits %d", (int)uroce_aeth_credits(v));
+		ob_str(ob, " ACK");
+		if (v != UROCE_AETH_CREDIT_INVALID) {
+			/* a credit count, never negative for a valid code */
+			ob_str(ob, " credits ");
+			ob_dec(ob, (uint32_t)uroce_aeth_credits(v));
+		}
 		break;
 	case UROCE_AETH_RNR_NAK:
-		fprintf(out, " RNR NAK %s", dump_rnr_text(v, buf, sizeof(buf)));
+		ob_str(ob, " RNR NAK ");
+		ob_str(ob, dump_rnr_text(v, buf, sizeof(buf)));
 		break;
 	case UROCE_AETH_NAK:
 		nak = uroce_nak_name(v);
-		fprintf(out, " NAK %s", nak ? nak : "reserved code");
-		if (!nak)
-			fprintf(out, " %u", (unsigned)v);
+		ob_str(ob, " NAK ");
+		ob_str(ob, nak ? nak : "reserved code");
+		if (!nak) {
+			ob_char(ob, ' ');
+			ob_dec(ob, v);
+		}
 		break;
 	default:
-		fprintf(out, " AETH reserved syndrome 0x%02x", (unsigned)syn);
+		ob_str(ob, " AETH reserved syndrome 0x");
+		ob_hex(ob, syn, 2);
 		break;
 	}
-	fprintf(out, " msn %u", (unsigned)d->pkt.ext.aeth.msn);
+	ob_str(ob, " msn ");
+	ob_dec(ob, d->pkt.ext.aeth.msn);
 }
 
-static void atomicacketh(FILE *out, const struct dump_pkt *d)
+static void atomicacketh(struct outbuf *ob, const struct dump_pkt *d)
 {
-	fprintf(out, " orig %" PRIu64, d->pkt.ext.atomicacketh.orig);
+	ob_str(ob, " orig ");
+	ob_dec(ob, d->pkt.ext.atomicacketh.orig);
 }
 
-static void immdt(FILE *out, const struct dump_pkt *d)
+static void immdt(struct outbuf *ob, const struct dump_pkt *d)
 {
-	fprintf(out, " imm 0x%08x", (unsigned)d->pkt.ext.immdt);
+	ob_str(ob, " imm 0x");
+	ob_hex(ob, d->pkt.ext.immdt, 8);
 }
 
-static void ieth(FILE *out, const struct dump_pkt *d)
+static void ieth(struct outbuf *ob, const struct dump_pkt *d)
 {
-	fprintf(out, " invalidate rkey 0x%08x", (unsigned)d->pkt.ext.ieth);
+	ob_str(ob, " invalidate rkey 0x");
+	ob_hex(ob, d->pkt.ext.ieth, 8);
 }
 
-static void (*const ext_printers[UROCE_EHI_COUNT])(FILE *, const struct dump_pkt *) = {
+static void (*const ext_printers[UROCE_EHI_COUNT])(struct outbuf *, const struct dump_pkt *) = {
 	[UROCE_EHI_RDETH] = rdeth,
 	[UROCE_EHI_DETH] = deth,
 	[UROCE_EHI_XRCETH] = xrceth,
@@ -171,76 +222,92 @@ static void (*const ext_printers[UROCE_EHI_COUNT])(FILE *, const struct dump_pkt
 	/* the CNP's reserved bytes say nothing */
 };
 
+/* " name" when the name is known, else " what 0x" and the value in `width` hex digits. */
+static void name_or_hex(struct outbuf *ob, const char *name, const char *what, unsigned v,
+			unsigned width)
+{
+	ob_char(ob, ' ');
+	if (name) {
+		ob_str(ob, name);
+		return;
+	}
+	ob_str(ob, what);
+	ob_str(ob, " 0x");
+	ob_hex(ob, v, width);
+}
+
 /* "MAD SubnAdm GetResp PathRecord", "CM REQ (ConnectRequest)". */
-static void mgmt(FILE *out, const struct dump_pkt *d)
+static void mgmt(struct outbuf *ob, const struct dump_pkt *d)
 {
 	const struct uroce_mad_hdr *h = &d->mgmt.hdr;
 	uint8_t method = uroce_mad_method_byte(h);
-	const char *cls = uroce_mad_class_name(h->mgmt_class);
-	const char *mth = uroce_mad_method_name(method);
-	const char *attr = uroce_mad_attr_name(h->mgmt_class, h->attr_id);
 
 	if (d->mgmt.present & UROCE_MGMT_CM) {
-		fprintf(out, " | CM %s (%s)", uroce_cm_msg_name(h->attr_id),
-			uroce_cm_attr_name(h->attr_id));
+		ob_str(ob, " | CM ");
+		ob_str(ob, uroce_cm_msg_name(h->attr_id));
+		ob_str(ob, " (");
+		ob_str(ob, uroce_cm_attr_name(h->attr_id));
+		ob_char(ob, ')');
 		return;
 	}
-	fputs(" | MAD", out);
-	if (cls)
-		fprintf(out, " %s", cls);
-	else
-		fprintf(out, " class 0x%02x", (unsigned)h->mgmt_class);
-	if (mth)
-		fprintf(out, " %s", mth);
-	else
-		fprintf(out, " method 0x%02x", (unsigned)method);
-	if (attr)
-		fprintf(out, " %s", attr);
-	else
-		fprintf(out, " attribute 0x%04x", (unsigned)h->attr_id);
+	ob_str(ob, " | MAD");
+	name_or_hex(ob, uroce_mad_class_name(h->mgmt_class), "class", h->mgmt_class, 2);
+	name_or_hex(ob, uroce_mad_method_name(method), "method", method, 2);
+	name_or_hex(ob, uroce_mad_attr_name(h->mgmt_class, h->attr_id), "attribute", h->attr_id, 4);
 }
 
-static void crc(FILE *out, const char *name, enum uroce_crc_status st, unsigned width,
+static void crc(struct outbuf *ob, const char *name, enum uroce_crc_status st, unsigned width,
 		uint32_t want)
 {
 	if (st == UROCE_CRC_ABSENT)
 		return;
-	if (st == UROCE_CRC_BAD)
-		fprintf(out, " %s BAD (want 0x%0*x)", name, (int)width, (unsigned)want);
-	else
-		fprintf(out, " %s %s", name, uroce_crc_status_name(st));
+	ob_char(ob, ' ');
+	ob_str(ob, name);
+	if (st == UROCE_CRC_BAD) {
+		ob_str(ob, " BAD (want 0x");
+		ob_hex(ob, want, width);
+		ob_char(ob, ')');
+	} else {
+		ob_char(ob, ' ');
+		ob_str(ob, uroce_crc_status_name(st));
+	}
 }
 
-static void transport(FILE *out, const struct dump_pkt *d)
+static void transport(struct outbuf *ob, const struct dump_pkt *d)
 {
 	const struct uroce_pkt *p = &d->pkt;
-	char buf[64];
-	const char *op = dump_opcode_text(p->bth.opcode, buf, sizeof(buf));
 
-	if (op)
-		fprintf(out, " %s", op);
-	else
-		fprintf(out, " opcode 0x%02x", (unsigned)p->bth.opcode);
-	fprintf(out, " qp 0x%06x psn %u", (unsigned)p->bth.destqp, (unsigned)p->bth.psn);
+	if (!dump_opcode_put(ob, p->bth.opcode)) {
+		ob_str(ob, " opcode 0x");
+		ob_hex(ob, p->bth.opcode, 2);
+	}
+	ob_str(ob, " qp 0x");
+	ob_hex(ob, p->bth.destqp, 6);
+	ob_str(ob, " psn ");
+	ob_dec(ob, p->bth.psn);
 	if (p->bth.se)
-		fputs(" se", out);
+		ob_str(ob, " se");
 	if (p->bth.ackreq)
-		fputs(" ackreq", out);
+		ob_str(ob, " ackreq");
 	if (p->bth.fecn)
-		fputs(" fecn", out);
+		ob_str(ob, " fecn");
 	if (p->bth.becn)
-		fputs(" becn", out);
+		ob_str(ob, " becn");
 	if (!(p->layers & UROCE_L_EXT))
 		return;
 	for (unsigned i = 0; i < UROCE_EHI_COUNT; i++)
 		if ((p->ext.present & (1u << i)) && ext_printers[i])
-			ext_printers[i](out, d);
+			ext_printers[i](ob, d);
 	if (d->has_mgmt)
-		mgmt(out, d);
-	if (d->has_ipoib)
-		fprintf(out, " | IPoIB %s", dump_ethertype_name(d->ipoib.ethertype));
-	if (p->op->flags & UROCE_OPF_PAYLOAD)
-		fprintf(out, " len %zu", p->payload_len);
+		mgmt(ob, d);
+	if (d->has_ipoib) {
+		ob_str(ob, " | IPoIB ");
+		ob_str(ob, dump_ethertype_name(d->ipoib.ethertype));
+	}
+	if (p->op->flags & UROCE_OPF_PAYLOAD) {
+		ob_str(ob, " len ");
+		ob_dec(ob, p->payload_len);
+	}
 }
 
 static bool ecn_ce(const struct uroce_pkt *p)
@@ -250,30 +317,42 @@ static bool ecn_ce(const struct uroce_pkt *p)
 	return (p->layers & UROCE_L_IPV6) && (p->ip6.tclass & 3) == 3;
 }
 
-void print_line(FILE *out, const struct dump_pkt *d, uint64_t t0_ns)
+void print_line(struct outbuf *ob, const struct dump_pkt *d, uint64_t t0_ns)
 {
 	const struct uroce_pkt *p = &d->pkt;
 	uint64_t t = d->frame->ts_ns >= t0_ns ? d->frame->ts_ns - t0_ns : 0;
 
-	fprintf(out, "%" PRIu64 " %" PRIu64 ".%06" PRIu64 " ", d->frame->number, t / 1000000000u,
-		t % 1000000000u / 1000u);
-	addresses(out, p);
-	for (unsigned i = 0; i < p->eth.n_vlans && i < UROCE_ETH_MAX_VLANS; i++)
-		fprintf(out, " vlan %u", (unsigned)p->eth.vlan[i].vid);
+	ob_dec(ob, d->frame->number);
+	ob_char(ob, ' ');
+	ob_dec(ob, t / 1000000000u);
+	ob_char(ob, '.');
+	ob_dec_pad(ob, t % 1000000000u / 1000u, 6);
+	ob_char(ob, ' ');
+	addresses(ob, p);
+	for (unsigned i = 0; i < p->eth.n_vlans && i < UROCE_ETH_MAX_VLANS; i++) {
+		ob_str(ob, " vlan ");
+		ob_dec(ob, p->eth.vlan[i].vid);
+	}
 	if (p->encap == UROCE_ENCAP_NONE)
-		not_ib(out, d);
-	else
-		fprintf(out, " %s", uroce_encap_name(p->encap));
+		not_ib(ob, d);
+	else {
+		ob_char(ob, ' ');
+		ob_str(ob, uroce_encap_name(p->encap));
+	}
 	if (ecn_ce(p))
-		fputs(" ECN-CE", out);
+		ob_str(ob, " ECN-CE");
 	if (p->layers & UROCE_L_BTH)
-		transport(out, d);
+		transport(ob, d);
 	else if (p->layers & UROCE_L_RAW)
-		not_ib(out, d);
-	crc(out, "icrc", d->icrc_status, 8, dump_crc32_shown(d->icrc_computed));
-	crc(out, "vcrc", d->vcrc_status, 4, dump_crc16_shown(d->vcrc_computed));
-	if (d->malformed)
-		fprintf(out, " [malformed: %s, in %s]", uroce_strerror(d->err),
-			d->err_where ? d->err_where : "?");
-	fputc('\n', out);
+		not_ib(ob, d);
+	crc(ob, "icrc", d->icrc_status, 8, dump_crc32_shown(d->icrc_computed));
+	crc(ob, "vcrc", d->vcrc_status, 4, dump_crc16_shown(d->vcrc_computed));
+	if (d->malformed) {
+		ob_str(ob, " [malformed: ");
+		ob_str(ob, uroce_strerror(d->err));
+		ob_str(ob, ", in ");
+		ob_str(ob, d->err_where ? d->err_where : "?");
+		ob_char(ob, ']');
+	}
+	ob_char(ob, '\n');
 }
