@@ -11,7 +11,10 @@ int uroce_cq_create(struct uroce_dev *dev, uint32_t depth, struct uroce_cq **out
 
 	if (!depth || depth > UROCE_MAX_CQE)
 		return UROCE_EINVAL;
-	if (!(cq = calloc(1, sizeof(*cq))) || !(cq->ring = calloc(depth, sizeof(*cq->ring)))) {
+	if (!(cq = calloc(1, sizeof(*cq))))
+		return UROCE_ENOMEM;
+	cq->size = pow2_at_least(depth);
+	if (!(cq->ring = calloc(cq->size, sizeof(*cq->ring)))) {
 		free(cq);
 		return UROCE_ENOMEM;
 	}
@@ -39,28 +42,49 @@ int uroce_cq_destroy(struct uroce_cq *cq)
 
 void cq_push(struct uroce_cq *cq, const struct uroce_wc *wc)
 {
-	if (cq->count == cq->depth) {
+	uint32_t tail = atomic_load_explicit(&cq->tail, memory_order_relaxed);
+
+	if (tail - atomic_load_explicit(&cq->head, memory_order_acquire) == cq->depth) {
 		/* IBA 11.6.3: a CQ overrun is an affiliated asynchronous error of the CQ. The
 		 * completion cannot be stored anywhere: it is lost, and the CQ stays in error. */
-		if (!cq->overrun)
+		if (!atomic_load_explicit(&cq->overrun, memory_order_relaxed))
 			dev_event(cq->dev, UROCE_EVENT_CQ_ERR, cq);
-		cq->overrun = true;
+		atomic_store_explicit(&cq->overrun, true, memory_order_release);
 		return;
 	}
-	cq->ring[(cq->head + cq->count++) % cq->depth] = *wc;
+	cq->ring[tail & (cq->size - 1)] = *wc;
+	/* Release: the entry is written before the consumer can see the new tail. */
+	atomic_store_explicit(&cq->tail, tail + 1, memory_order_release);
 }
 
 int uroce_cq_poll(struct uroce_cq *cq, struct uroce_wc *wc, int n)
 {
+	uint32_t head = atomic_load_explicit(&cq->head, memory_order_relaxed);
+	uint32_t tail = atomic_load_explicit(&cq->tail, memory_order_acquire);
 	int i;
 
-	for (i = 0; i < n && cq->count; i++) {
-		wc[i] = cq->ring[cq->head];
-		cq->head = (cq->head + 1) % cq->depth;
-		cq->count--;
-	}
-	return !i && cq->overrun ? UROCE_EIO : i;
+	for (i = 0; i < n && head != tail; i++, head++)
+		wc[i] = cq->ring[head & (cq->size - 1)];
+	/* Release: the slots are read before the producer may reuse them. Nothing taken,
+	 * nothing written: a poll with n = 0 only asks about an overrun. */
+	if (i)
+		atomic_store_explicit(&cq->head, head, memory_order_release);
+	return !i && atomic_load_explicit(&cq->overrun, memory_order_acquire) ? UROCE_EIO : i;
 }
+
+uint32_t uroce_cq_pushed(const struct uroce_cq *cq)
+{
+	return atomic_load_explicit(&cq->tail, memory_order_acquire);
+}
+
+uint32_t uroce_cq_count(const struct uroce_cq *cq)
+{
+	return atomic_load_explicit(&cq->tail, memory_order_acquire) -
+	       atomic_load_explicit(&cq->head, memory_order_acquire);
+}
+
+void uroce_cq_set_user(struct uroce_cq *cq, void *user) { cq->user = user; }
+void *uroce_cq_user(const struct uroce_cq *cq) { return cq->user; }
 
 const char *uroce_wc_status_name(enum uroce_wc_status s)
 {

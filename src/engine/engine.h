@@ -409,8 +409,18 @@ int uroce_cq_create(struct uroce_dev *dev, uint32_t depth, struct uroce_cq **out
 /* UROCE_EBUSY while a QP uses it. */
 int uroce_cq_destroy(struct uroce_cq *cq);
 /* Takes up to n completions, oldest first; returns how many, or UROCE_EIO after an
- * overrun once the ring is empty (ibv_poll_cq returns an error then). */
+ * overrun once the ring is empty (ibv_poll_cq returns an error then). The one call of the
+ * engine that may run on another thread while the device's owner runs the engine: the CQ is a
+ * single-producer single-consumer ring (pollers of one CQ must still take turns). */
 int uroce_cq_poll(struct uroce_cq *cq, struct uroce_wc *wc, int n);
+/* Completions pushed since creation (a free-running count: compare for change). Thread-safe
+ * like uroce_cq_poll. */
+uint32_t uroce_cq_pushed(const struct uroce_cq *cq);
+/* Completions waiting to be polled. Thread-safe like uroce_cq_poll. */
+uint32_t uroce_cq_count(const struct uroce_cq *cq);
+/* A pointer for the caller's own object (the verbs layer's ibv_cq). */
+void uroce_cq_set_user(struct uroce_cq *cq, void *user);
+void *uroce_cq_user(const struct uroce_cq *cq);
 
 /* ---- Shared receive queues ---- */
 
@@ -422,6 +432,9 @@ int uroce_srq_destroy(struct uroce_srq *srq);
 /* Only UROCE_SRQ_LIMIT; UROCE_EINVAL otherwise or for a limit above max_wr. */
 int uroce_srq_modify(struct uroce_srq *srq, const struct uroce_srq_attr *attr, unsigned mask);
 void uroce_srq_query(const struct uroce_srq *srq, struct uroce_srq_attr *attr);
+/* A pointer for the caller's own object (the verbs layer's ibv_srq). */
+void uroce_srq_set_user(struct uroce_srq *srq, void *user);
+void *uroce_srq_user(const struct uroce_srq *srq);
 /* As uroce_post_recv. */
 int uroce_post_srq_recv(struct uroce_srq *srq, const struct uroce_recv_wr *wr,
 			const struct uroce_recv_wr **bad_wr);
@@ -435,6 +448,9 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 /* Frees the QP without completions. */
 int uroce_qp_destroy(struct uroce_qp *qp);
 uint32_t uroce_qp_num(const struct uroce_qp *qp);
+/* A pointer for the caller's own object (the verbs layer's ibv_qp), e.g. for async events. */
+void uroce_qp_set_user(struct uroce_qp *qp, void *user);
+void *uroce_qp_user(const struct uroce_qp *qp);
 enum uroce_qp_state uroce_qp_state(const struct uroce_qp *qp);
 /* Applies the attributes named by mask (IBA 11.2.4.2 Modify QP): the transition from the
  * current state to attr->qp_state (or the same state without UROCE_QPA_STATE) must be

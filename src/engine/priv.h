@@ -4,6 +4,7 @@
 #ifndef UROCE_ENGINE_PRIV_H
 #define UROCE_ENGINE_PRIV_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -50,13 +51,20 @@ struct uroce_ah {
 	struct uroce_ah_attr attr;
 };
 
+/* A single-producer single-consumer ring: the engine pushes (under its owner's serialization),
+ * uroce_cq_poll takes, and the two may run on different threads at once (the verbs layer polls
+ * without the device lock). head and tail run freely; the slot is the value modulo size, a power
+ * of two, while depth is the capacity the user asked for. */
 struct uroce_cq {
 	struct obj obj;
 	struct uroce_dev *dev;
 	struct uroce_wc *ring;
-	uint32_t depth, head, count;
-	uint32_t refs;   /* QPs using it */
-	bool overrun;
+	uint32_t depth, size;
+	_Atomic uint32_t head;    /* next to take: written by the consumer only */
+	_Atomic uint32_t tail;    /* next free: written by the producer only */
+	uint32_t refs;            /* QPs using it */
+	_Atomic bool overrun;
+	void *user;
 };
 
 /* A receive WQE and a receive queue: a QP's own or an SRQ's. */
@@ -81,6 +89,7 @@ struct uroce_srq {
 	struct rq rq;
 	uint32_t limit;        /* armed when nonzero (IBA 10.2.9.5) */
 	uint32_t refs;
+	void *user;
 };
 
 /* A send WQE. The request is copied at post time; sg_list points at the slot's own SGEs
@@ -186,6 +195,7 @@ struct uroce_qp {
 	union uroce_counters cnt;
 	struct uroce_qp *sched_next; /* in the device's transmit round robin */
 	bool scheduled;
+	void *user;
 };
 
 struct uroce_dev {

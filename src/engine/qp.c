@@ -37,6 +37,8 @@ const char *uroce_qp_attr_name(enum uroce_qp_attr_mask bit)
 
 const union uroce_counters *uroce_qp_counters(const struct uroce_qp *qp) { return &qp->cnt; }
 uint32_t uroce_qp_num(const struct uroce_qp *qp) { return qp->qpn; }
+void uroce_qp_set_user(struct uroce_qp *qp, void *user) { qp->user = user; }
+void *uroce_qp_user(const struct uroce_qp *qp) { return qp->user; }
 enum uroce_qp_state uroce_qp_state(const struct uroce_qp *qp) { return qp->state; }
 
 bool qp_can_receive(const struct uroce_qp *qp)

@@ -137,6 +137,9 @@ int uroce_srq_modify(struct uroce_srq *srq, const struct uroce_srq_attr *attr, u
 	return 0;
 }
 
+void uroce_srq_set_user(struct uroce_srq *srq, void *user) { srq->user = user; }
+void *uroce_srq_user(const struct uroce_srq *srq) { return srq->user; }
+
 void uroce_srq_query(const struct uroce_srq *srq, struct uroce_srq_attr *attr)
 {
 	attr->max_wr = srq->rq.max_wr;
