@@ -10,6 +10,10 @@ packages=(
 	libpcap-dev                    # uroce-dump: capture files and live capture
 	libisal-dev                    # fast CRC-32 (ICRC)
 	libcmocka-dev                  # unit tests
+	libnl-3-dev libnl-route-3-dev  # the host's addresses for the GID table (netlink)
+	libibverbs-dev                 # the verbs header the drop-in library stays ABI-compatible with
+	ibverbs-utils perftest         # unmodified verbs programs the interop tests run over uroce
+	iproute2                       # ip: interface MTUs and addresses in the tests
 	zlib1g-dev                     # CRC test oracle and benchmark baseline
 	tshark                         # reference dissector the tests compare against
 	python3                        # JSON validity checks in the tests

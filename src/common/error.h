@@ -16,7 +16,8 @@
 	X(IO, "input/output error")                                               \
 	X(FORMAT, "unknown or unsupported file format")                           \
 	X(BUSY, "the object is still in use")                                     \
-	X(FULL, "the queue is full")
+	X(FULL, "the queue is full")                                              \
+	X(NOENT, "no such address or object")
 
 enum uroce_errno {
 	UROCE_OK = 0,

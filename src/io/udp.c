@@ -1,0 +1,1079 @@
+/* SPDX-License-Identifier: MIT */
+#include "udp.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/filter.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "wire/bytes.h"
+#include "wire/ib.h"
+#include "wire/icrc.h"
+#include "wire/ip.h"
+
+#define NIL UINT32_MAX
+#define BATCH 64                  /* messages per sendmmsg/recvmmsg call */
+#define CTL_LEN 192               /* control data of one message: pktinfo, TOS, TTL, drops (<= 112) */
+#define RCVBUF (4 << 20)          /* asked for; the kernel caps it at net.core.rmem_max */
+#define SNDBUF (1 << 20)          /* per send socket; capped at net.core.wmem_max */
+#define MIN_PAYLOAD (UROCE_BTH_LEN + UROCE_ICRC_LEN)
+#define HDR4 (UROCE_IPV4_HLEN + UROCE_UDP_HLEN)
+#define HDR6 (UROCE_IPV6_HLEN + UROCE_UDP_HLEN)
+#define DEFAULT_TTL 64            /* rebuilt when the kernel gave no TTL / hop limit */
+#define ID_CACHE 16               /* solver bases kept, by datagram length (a power of 2) */
+#define CRC32_POLY 0xEDB88320u    /* IEEE 802.3, reflected */
+#define MAX_TABLE (1u << 20)      /* most send sockets or hold places */
+
+/* ---- the IPv4 Identification solver ---- */
+
+/* A UDP receiver never sees the sender's IPv4 ID, which the ICRC covers (facts.md sections 1
+ * and 2). uroce sends 0, what a receiver rebuilds; Linux rxe takes a varying one from
+ * __ip_select_ident (drivers/infiniband/sw/rxe/rxe_net.c, prepare_ipv4_hdr). CRC-32 being
+ * affine over GF(2), the ID that makes a packet verify can be solved for (docs/udp.md). */
+
+/* The CRC state is a polynomial mod P in the reflected layout: bit 31 holds x^0, bit 0 holds
+ * x^31, and shifting right multiplies by x. So one zero byte multiplies the state by x^8,
+ * and N zero bytes by x^(8N): that is how a bit flipped early in the packet shows in the
+ * final CRC, without running the CRC over the bytes that follow. */
+static uint32_t gf2_mulmod(uint32_t a, uint32_t b)
+{
+	uint32_t r = 0;
+
+	for (int i = 31; i >= 0; i--) {
+		if (a >> i & 1)
+			r ^= b;
+		b = b & 1 ? (b >> 1) ^ CRC32_POLY : b >> 1;
+	}
+	return r;
+}
+
+/* x^(8n) mod P. */
+static uint32_t x8n_mod(size_t n)
+{
+	uint32_t r = 0x80000000u, base = 0x00800000u; /* x^0, x^8 */
+
+	for (; n; n >>= 1) {
+		if (n & 1)
+			r = gf2_mulmod(r, base);
+		base = gf2_mulmod(base, base);
+	}
+	return r;
+}
+
+/* The CRC state after the bytes p[0..n) starting from state 0: the linear part of CRC-32. */
+static uint32_t crc_linear(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		s ^= p[i];
+		for (int k = 0; k < 8; k++)
+			s = s & 1 ? (s >> 1) ^ CRC32_POLY : s >> 1;
+	}
+	return s;
+}
+
+/* The ICRC change made by each ID bit, for one datagram length, kept as an XOR basis in
+ * echelon form: vec[k] has its highest set bit at k (or is 0), and combo[k] says which ID
+ * bits add up to it. */
+struct id_basis {
+	uint32_t len;
+	uint32_t vec[32];
+	uint16_t combo[32];
+};
+
+static void id_basis_build(struct id_basis *b, uint32_t len)
+{
+	/* The ICRC input is 8 bytes of ones, then the datagram up to the ICRC; the ID sits at
+	 * datagram bytes 4 and 5, so (len - 4) - 6 bytes follow it. */
+	uint32_t shift = x8n_mod(len - UROCE_ICRC_LEN - 6);
+
+	memset(b, 0, sizeof(*b));
+	b->len = len;
+	for (int bit = 0; bit < 16; bit++) {
+		uint8_t d[2] = {(uint8_t)((1u << bit) >> 8), (uint8_t)(1u << bit)};
+		uint32_t v = gf2_mulmod(crc_linear(d, 2), shift);
+		uint16_t c = (uint16_t)(1u << bit);
+
+		for (int k = 31; k >= 0 && v; k--) {
+			if (!(v >> k & 1))
+				continue;
+			if (!b->vec[k]) {
+				b->vec[k] = v;
+				b->combo[k] = c;
+				break;
+			}
+			v ^= b->vec[k];
+			c ^= b->combo[k];
+		}
+		/* v never reduces to 0: CRC-32 detects every burst of up to 32 bits, so no
+		 * nonzero change confined to 16 bits leaves the CRC as it was. */
+	}
+}
+
+/* The ID change x with L(x) = t, or -1 when t is outside the span of the ID bits. */
+static int id_basis_solve(const struct id_basis *b, uint32_t t)
+{
+	uint16_t x = 0;
+
+	for (int k = 31; k >= 0; k--) {
+		if (!(t >> k & 1))
+			continue;
+		if (!b->vec[k])
+			return -1;
+		t ^= b->vec[k];
+		x ^= b->combo[k];
+	}
+	return x;
+}
+
+/* cache: NULL, or ID_CACHE bases indexed by length. */
+static enum uroce_udp_id_result solve_id(uint8_t *p, size_t len, struct id_basis *cache,
+					 uint16_t *idp)
+{
+	struct id_basis local, *b;
+	uint32_t crc;
+
+	if (len < HDR4 + MIN_PAYLOAD || p[0] != 0x45 || p[9] != UROCE_IPPROTO_UDP ||
+	    get_be16(p + 2) != len)
+		return UROCE_UDP_ID_UNCHECKED;
+	if (uroce_icrc(UROCE_ICRC_ROCEV2_IPV4, p, HDR4, len - UROCE_ICRC_LEN, &crc) < 0)
+		return UROCE_UDP_ID_UNCHECKED;
+	uint16_t id = get_be16(p + 4);
+	uint32_t t = crc ^ get_le32(p + len - UROCE_ICRC_LEN);
+	if (idp)
+		*idp = id;
+	if (!t)
+		return UROCE_UDP_ID_OK;
+	if (cache) {
+		/* Fibonacci hashing: lengths that differ by a multiple of 16 (common among
+		 * RoCE packets) still land apart. */
+		b = &cache[(uint32_t)len * 2654435761u >> 28];
+		if (b->len != len)
+			id_basis_build(b, (uint32_t)len);
+	} else {
+		b = &local;
+		id_basis_build(b, (uint32_t)len);
+	}
+	int x = id_basis_solve(b, t);
+	if (x < 0)
+		return UROCE_UDP_ID_NONE;
+	id ^= (uint16_t)x;
+	put_be16(p + 4, id);
+	put_be16(p + 10, 0);
+	put_be16(p + 10, uroce_ipv4_checksum(p, UROCE_IPV4_HLEN));
+	if (idp)
+		*idp = id;
+	return UROCE_UDP_ID_SOLVED;
+}
+
+enum uroce_udp_id_result uroce_udp_solve_ipv4_id(uint8_t *p, size_t len, uint16_t *id)
+{
+	return solve_id(p, len, NULL, id);
+}
+
+/* ---- the backend's state ---- */
+
+struct rx_sock {
+	int fd;
+	bool ipv6;
+	uint32_t drops;            /* the kernel's drop count last seen (SO_RXQ_OVFL) */
+	struct uroce_io_addr addr; /* bound: the destination when no pktinfo came */
+};
+
+/* A send socket, bound to (ip, sport). */
+struct tx_sock {
+	int fd;
+	bool ipv6;
+	uint16_t sport;
+	uint8_t ip[16];
+	uint32_t next;     /* hash chain */
+	uint64_t last_use;
+};
+
+/* A packet in the hold queue (a binary heap ordered by due, then seq). */
+struct held {
+	uint64_t due, seq;
+	uint32_t slot, len, flags;
+	uint8_t tos;
+	struct uroce_io_addr src, dst;
+};
+
+union ctl_buf {
+	struct cmsghdr align;
+	uint8_t b[CTL_LEN];
+};
+
+struct udp {
+	struct uroce_io io; /* first: the ops receive &io */
+	union uroce_udp_counters c;
+	uint16_t port;
+	bool solve_id, impaired;
+	int epfd, tfd;
+
+	struct rx_sock *rx;
+	size_t nrx, rx_next;
+
+	struct tx_sock *tx;
+	uint32_t tx_max, tx_used, nbuckets;
+	uint32_t *buckets;
+	uint64_t tick;
+
+	struct uroce_impair im;
+	struct held *heap;
+	uint32_t nheld, hold_max, nfree;
+	uint32_t *free_slots;
+	uint8_t *hold_buf;
+	uint64_t seq, armed;
+
+	struct id_basis idc[ID_CACHE];
+
+	struct mmsghdr msgs[BATCH];
+	struct iovec iov[BATCH];
+	struct sockaddr_in6 names[BATCH]; /* large enough for either family */
+	union ctl_buf ctl[BATCH];
+};
+
+static const struct uroce_io_ops udp_ops;
+
+static const char *const counter_names[] = {
+#define UROCE_UDP_COUNTER_NAME(name, desc) #name,
+	UROCE_UDP_COUNTERS(UROCE_UDP_COUNTER_NAME)
+#undef UROCE_UDP_COUNTER_NAME
+};
+static const char *const counter_descs[] = {
+#define UROCE_UDP_COUNTER_DESC(name, desc) desc,
+	UROCE_UDP_COUNTERS(UROCE_UDP_COUNTER_DESC)
+#undef UROCE_UDP_COUNTER_DESC
+};
+
+const char *uroce_udp_counter_name(enum uroce_udp_counter c)
+{
+	return (unsigned)c < UROCE_UDP_NCOUNTERS ? counter_names[c] : NULL;
+}
+
+const char *uroce_udp_counter_desc(enum uroce_udp_counter c)
+{
+	return (unsigned)c < UROCE_UDP_NCOUNTERS ? counter_descs[c] : NULL;
+}
+
+uint64_t uroce_udp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct udp *as_udp(const struct uroce_io *io)
+{
+	return io && io->ops == &udp_ops ? (struct udp *)(uintptr_t)io : NULL;
+}
+
+uint64_t uroce_udp_next_deadline(const struct uroce_io *io)
+{
+	const struct udp *u = as_udp(io);
+	return u && u->nheld ? u->heap[0].due : UINT64_MAX;
+}
+
+const union uroce_udp_counters *uroce_udp_counters(const struct uroce_io *io)
+{
+	const struct udp *u = as_udp(io);
+	return u ? &u->c : NULL;
+}
+
+static int sys_err(int e)
+{
+	switch (e) {
+	case EADDRINUSE:
+		return UROCE_EBUSY;
+	case EADDRNOTAVAIL:
+	case EAFNOSUPPORT:
+	case EINVAL:
+		return UROCE_EINVAL;
+	case ENOMEM:
+	case ENOBUFS:
+	case EMFILE:
+	case ENFILE:
+		return UROCE_ENOMEM;
+	default:
+		return UROCE_EIO;
+	}
+}
+
+static socklen_t make_sockaddr(struct sockaddr_in6 *sa, bool ipv6, const uint8_t *ip,
+			       uint16_t port)
+{
+	memset(sa, 0, sizeof(*sa));
+	if (ipv6) {
+		sa->sin6_family = AF_INET6;
+		sa->sin6_port = htons(port);
+		memcpy(&sa->sin6_addr, ip, 16);
+		return sizeof(struct sockaddr_in6);
+	}
+	struct sockaddr_in *s4 = (struct sockaddr_in *)(void *)sa;
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(port);
+	memcpy(&s4->sin_addr, ip, 4);
+	return sizeof(struct sockaddr_in);
+}
+
+static int setopt(int fd, int level, int name, int val)
+{
+	return setsockopt(fd, level, name, &val, sizeof(val));
+}
+
+/* ---- the hold queue ---- */
+
+static bool held_before(const struct held *a, const struct held *b)
+{
+	return a->due < b->due || (a->due == b->due && a->seq < b->seq);
+}
+
+/* Copies a received packet into the hold queue, due at `due`; false (counted) when full. */
+static bool hold_push(struct udp *u, const struct uroce_io_pkt *p, uint64_t due)
+{
+	if (!u->nfree || p->len > UROCE_UDP_HOLD_SLOT) {
+		u->c.hold_full++;
+		return false;
+	}
+	uint32_t slot = u->free_slots[--u->nfree];
+	memcpy(u->hold_buf + (size_t)slot * UROCE_UDP_HOLD_SLOT, p->data, p->len);
+	struct held h = {.due = due, .seq = u->seq++, .slot = slot, .len = p->len,
+			 .flags = p->flags, .tos = p->tos, .src = p->src, .dst = p->dst};
+	uint32_t i = u->nheld++;
+	while (i) {
+		uint32_t parent = (i - 1) / 2;
+		if (!held_before(&h, &u->heap[parent]))
+			break;
+		u->heap[i] = u->heap[parent];
+		i = parent;
+	}
+	u->heap[i] = h;
+	return true;
+}
+
+static void hold_pop(struct udp *u)
+{
+	struct held last = u->heap[--u->nheld];
+	uint32_t i = 0;
+
+	u->free_slots[u->nfree++] = u->heap[0].slot;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= u->nheld)
+			break;
+		if (c + 1 < u->nheld && held_before(&u->heap[c + 1], &u->heap[c]))
+			c++;
+		if (!held_before(&u->heap[c], &last))
+			break;
+		u->heap[i] = u->heap[c];
+		i = c;
+	}
+	if (u->nheld)
+		u->heap[i] = last;
+}
+
+/* Hands held packets due at or before now to pkts[0..n); returns how many. */
+static size_t hold_release(struct udp *u, struct uroce_io_pkt *pkts, size_t n, uint64_t now)
+{
+	size_t k = 0;
+
+	for (; k < n && u->nheld && u->heap[0].due <= now; k++) {
+		const struct held *h = &u->heap[0];
+		struct uroce_io_pkt *p = &pkts[k];
+		uint32_t len = h->len;
+
+		p->flags = h->flags;
+		if (len > p->cap) {
+			len = p->cap;
+			p->flags |= UROCE_IO_PKT_TRUNC;
+			u->c.truncated++;
+		}
+		memcpy(p->data, u->hold_buf + (size_t)h->slot * UROCE_UDP_HOLD_SLOT, len);
+		p->len = len;
+		p->ts_ns = now;
+		p->tos = h->tos;
+		p->src = h->src;
+		p->dst = h->dst;
+		hold_pop(u);
+	}
+	return k;
+}
+
+/* Points the timerfd at the earliest held packet, so that the epoll fd turns readable when
+ * it is due. Setting the timer also clears an expiry that was not read. */
+static void timer_update(struct udp *u)
+{
+	uint64_t due = u->nheld ? u->heap[0].due : 0;
+
+	if (due == u->armed)
+		return;
+	struct itimerspec its = {{0, 0}, {0, 0}};
+	if (due) {
+		its.it_value.tv_sec = (time_t)(due / 1000000000u);
+		its.it_value.tv_nsec = (long)(due % 1000000000u);
+	}
+	if (timerfd_settime(u->tfd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
+		u->armed = due;
+}
+
+/* ---- sending ---- */
+
+struct tx_key {
+	bool ipv6;
+	uint16_t sport;
+	uint8_t ip[16];
+};
+
+static uint32_t tx_hash(const struct tx_key *k)
+{
+	uint32_t h = 2166136261u ^ k->ipv6; /* FNV-1a */
+
+	for (int i = 0; i < (k->ipv6 ? 16 : 4); i++)
+		h = (h ^ k->ip[i]) * 16777619u;
+	h = (h ^ (k->sport >> 8)) * 16777619u;
+	h = (h ^ (k->sport & 0xFF)) * 16777619u;
+	return h;
+}
+
+static bool tx_match(const struct tx_sock *s, const struct tx_key *k)
+{
+	return s->ipv6 == k->ipv6 && s->sport == k->sport &&
+	       !memcmp(s->ip, k->ip, k->ipv6 ? 16 : 4);
+}
+
+static bool tx_key_eq(const struct tx_key *a, const struct tx_key *b)
+{
+	return a->ipv6 == b->ipv6 && a->sport == b->sport &&
+	       !memcmp(a->ip, b->ip, a->ipv6 ? 16 : 4);
+}
+
+/* A socket that sends from (ip, sport) with DF set. It never reads: a filter that keeps no
+ * byte drops whatever arrives at that port, rather than let it fill a buffer nobody reads
+ * (RoCEv2 traffic goes to 4791, so nothing should). */
+static int tx_open(const struct tx_key *k)
+{
+	static struct sock_filter drop_all[] = {BPF_STMT(BPF_RET | BPF_K, 0)};
+	struct sock_fprog prog = {.len = 1, .filter = drop_all};
+	struct sockaddr_in6 sa;
+	socklen_t salen = make_sockaddr(&sa, k->ipv6, k->ip, k->sport);
+	int fd = socket(k->ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			IPPROTO_UDP);
+
+	if (fd < 0)
+		return -1;
+	/* DF (facts.md section 2: an unconnected DF socket also sends IPv4 ID 0, which is what
+	 * the engine writes in its header and what receivers rebuild). */
+	int err = k->ipv6 ? setopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1) ||
+				    setopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DO) ||
+				    setopt(fd, IPPROTO_IPV6, IPV6_DONTFRAG, 1)
+			  : setopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO);
+	if (err || bind(fd, (struct sockaddr *)&sa, salen) < 0) {
+		close(fd);
+		return -1;
+	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+	/* Room for a window of full-size packets queued at the device; best effort. */
+	(void)setopt(fd, SOL_SOCKET, SO_SNDBUF, SNDBUF);
+	return fd;
+}
+
+static void tx_unlink(struct udp *u, uint32_t idx)
+{
+	struct tx_key k = {.ipv6 = u->tx[idx].ipv6, .sport = u->tx[idx].sport};
+	memcpy(k.ip, u->tx[idx].ip, 16);
+	uint32_t *pp = &u->buckets[tx_hash(&k) & (u->nbuckets - 1)];
+
+	while (*pp != idx)
+		pp = &u->tx[*pp].next;
+	*pp = u->tx[idx].next;
+}
+
+/* The send socket for k (opened and bound on first use), or -1. */
+static int tx_get(struct udp *u, const struct tx_key *k)
+{
+	uint32_t *bucket = &u->buckets[tx_hash(k) & (u->nbuckets - 1)];
+	uint32_t idx;
+
+	for (idx = *bucket; idx != NIL; idx = u->tx[idx].next) {
+		if (tx_match(&u->tx[idx], k)) {
+			u->tx[idx].last_use = ++u->tick;
+			return u->tx[idx].fd;
+		}
+	}
+	int fd = tx_open(k);
+	if (fd < 0)
+		return -1;
+	if (u->tx_used < u->tx_max) {
+		idx = u->tx_used++;
+	} else {
+		/* Evict the least recently used: a scan, but only when a new (source, port)
+		 * shows up with the cache full. */
+		idx = 0;
+		for (uint32_t i = 1; i < u->tx_max; i++)
+			if (u->tx[i].last_use < u->tx[idx].last_use)
+				idx = i;
+		tx_unlink(u, idx);
+		close(u->tx[idx].fd);
+		u->c.send_evictions++;
+	}
+	struct tx_sock *s = &u->tx[idx];
+	memset(s->ip, 0, sizeof(s->ip));
+	memcpy(s->ip, k->ip, k->ipv6 ? 16 : 4);
+	s->fd = fd;
+	s->ipv6 = k->ipv6;
+	s->sport = k->sport;
+	s->last_use = ++u->tick;
+	s->next = *bucket;
+	*bucket = idx;
+	u->c.send_sockets++;
+	return fd;
+}
+
+/* What send() needs from one datagram. */
+struct tx_pkt {
+	struct tx_key key;
+	uint8_t dst[16];
+	uint8_t tos, ttl;
+	bool id_nonzero;
+	uint8_t *payload;
+	size_t plen;
+};
+
+/* Parses the IP and UDP headers; UROCE_EINVAL when the datagram is not one send() takes. */
+static int tx_parse(const struct uroce_io_pkt *pkt, struct tx_pkt *t)
+{
+	size_t len = pkt->len, hlen;
+	struct uroce_udp udp;
+
+	memset(t, 0, sizeof(*t));
+	if (!pkt->data || len < 1)
+		return UROCE_EINVAL;
+	if (pkt->data[0] >> 4 == 4) {
+		struct uroce_ipv4 ip;
+		if (uroce_ipv4_decode(&ip, pkt->data, len) != UROCE_IPV4_HLEN ||
+		    ip.proto != UROCE_IPPROTO_UDP || ip.total_len != len || ip.flags & 1 ||
+		    ip.frag_off)
+			return UROCE_EINVAL;
+		memcpy(t->key.ip, ip.src, 4);
+		memcpy(t->dst, ip.dst, 4);
+		t->tos = ip.tos;
+		t->ttl = ip.ttl;
+		t->id_nonzero = ip.id != 0;
+		hlen = UROCE_IPV4_HLEN;
+	} else {
+		struct uroce_ipv6 ip;
+		if (uroce_ipv6_decode(&ip, pkt->data, len) != UROCE_IPV6_HLEN ||
+		    ip.nxthdr != UROCE_IPPROTO_UDP || (size_t)ip.payload_len + UROCE_IPV6_HLEN != len)
+			return UROCE_EINVAL;
+		t->key.ipv6 = true;
+		memcpy(t->key.ip, ip.src, 16);
+		memcpy(t->dst, ip.dst, 16);
+		t->tos = ip.tclass;
+		t->ttl = ip.hoplimit;
+		hlen = UROCE_IPV6_HLEN;
+	}
+	if (uroce_udp_decode(&udp, pkt->data + hlen, len - hlen) < 0 ||
+	    udp.len != len - hlen)
+		return UROCE_EINVAL;
+	t->key.sport = udp.sport;
+	t->payload = pkt->data + hlen + UROCE_UDP_HLEN;
+	t->plen = len - hlen - UROCE_UDP_HLEN;
+	return 0;
+}
+
+/* Message m of the batch: the payload to dst:port with its TOS/traffic class and TTL/hop
+ * limit as ancillary data (a TTL of 0 leaves the socket's default). */
+static void tx_fill(struct udp *u, size_t m, const struct tx_pkt *t)
+{
+	struct msghdr *h = &u->msgs[m].msg_hdr;
+	int level = t->key.ipv6 ? IPPROTO_IPV6 : IPPROTO_IP;
+	int vals[2] = {t->tos, t->ttl};
+	int types[2] = {t->key.ipv6 ? IPV6_TCLASS : IP_TOS, t->key.ipv6 ? IPV6_HOPLIMIT : IP_TTL};
+	int nctl = t->ttl ? 2 : 1;
+
+	memset(h, 0, sizeof(*h));
+	h->msg_name = &u->names[m];
+	h->msg_namelen = make_sockaddr(&u->names[m], t->key.ipv6, t->dst, u->port);
+	u->iov[m].iov_base = t->payload;
+	u->iov[m].iov_len = t->plen;
+	h->msg_iov = &u->iov[m];
+	h->msg_iovlen = 1;
+	h->msg_control = u->ctl[m].b;
+	h->msg_controllen = CMSG_SPACE(sizeof(int)) * (size_t)nctl;
+	/* CMSG_NXTHDR reads the next header's length: no stale bytes of a receive there. */
+	memset(u->ctl[m].b, 0, h->msg_controllen);
+	struct cmsghdr *cm = CMSG_FIRSTHDR(h);
+	for (int i = 0; i < nctl; i++, cm = CMSG_NXTHDR(h, cm)) {
+		cm->cmsg_level = level;
+		cm->cmsg_type = types[i];
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &vals[i], sizeof(int));
+	}
+}
+
+/* Sends messages [0, n) through fd; a message the kernel refuses is counted and skipped. */
+static void tx_flush(struct udp *u, int fd, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		int r = sendmmsg(fd, u->msgs + done, (unsigned)(n - done), 0);
+		if (r > 0) {
+			u->c.sent += (unsigned)r;
+			done += (unsigned)r;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		/* sendmmsg reports an error only for the first message it could not send. A
+		 * full buffer will not drain within this call: the rest of the run is lost
+		 * too, without a system call each. */
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)) {
+			u->c.send_full += n - done;
+			break;
+		}
+		if (r < 0 && errno == EMSGSIZE)
+			u->c.send_too_big++;
+		else
+			u->c.send_errors++;
+		done++;
+	}
+}
+
+static int udp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t n)
+{
+	struct udp *u = (struct udp *)io;
+	struct tx_key run_key = {0};
+	size_t run = 0, i;
+	int run_fd = -1;
+	uint64_t id_nonzero = 0;
+
+	if (n > INT_MAX)
+		n = INT_MAX;
+	for (i = 0; i < n; i++) {
+		struct tx_pkt t;
+		if (tx_parse(&pkts[i], &t) < 0)
+			break;
+		/* Consecutive packets through one socket go out in one sendmmsg. */
+		if (run && (run == BATCH || !tx_key_eq(&t.key, &run_key))) {
+			tx_flush(u, run_fd, run);
+			run = 0;
+		}
+		if (!run) {
+			run_fd = tx_get(u, &t.key);
+			if (run_fd < 0) {
+				u->c.send_socket_errors++;
+				continue;
+			}
+			run_key = t.key;
+		}
+		tx_fill(u, run++, &t);
+		id_nonzero += t.id_nonzero;
+	}
+	if (run)
+		tx_flush(u, run_fd, run);
+	/* Told apart from sent only here: the ID is known before sending, the outcome after.
+	 * Counted whether or not the kernel took them, as a hint that the engine's header
+	 * disagrees with the wire. */
+	u->c.sent_ip_id_nonzero += id_nonzero;
+	if (i < n && i == 0)
+		return UROCE_EINVAL;
+	return (int)i;
+}
+
+/* ---- receiving ---- */
+
+/* The IP and UDP headers the kernel stripped, rebuilt into hdr (HDR4 or HDR6 bytes). The
+ * IPv4 ID is 0, what a Linux DF socket sends (facts.md section 2; solved later for others),
+ * flags DF; the UDP checksum 0 (RoCEv2 allows it, CA17-24, and the ICRC masks it); the
+ * destination port 4791 whatever the socket's port; the IPv6 flow label 0 (masked too). */
+static size_t rx_headers(uint8_t *hdr, bool ipv6, const struct uroce_io_addr *src,
+			 const struct uroce_io_addr *dst, uint16_t sport, uint8_t tos, uint8_t ttl,
+			 size_t plen)
+{
+	size_t udp_len = UROCE_UDP_HLEN + plen, hlen;
+
+	if (ipv6) {
+		struct uroce_ipv6 h = {.tclass = tos, .payload_len = (uint16_t)udp_len,
+				       .nxthdr = UROCE_IPPROTO_UDP, .hoplimit = ttl};
+		memcpy(h.src, src->ip, 16);
+		memcpy(h.dst, dst->ip, 16);
+		hlen = (size_t)uroce_ipv6_encode(&h, hdr, UROCE_IPV6_HLEN);
+	} else {
+		struct uroce_ipv4 h = {.tos = tos, .total_len = (uint16_t)(UROCE_IPV4_HLEN + udp_len),
+				       .flags = 2, .ttl = ttl, .proto = UROCE_IPPROTO_UDP};
+		memcpy(h.src, src->ip, 4);
+		memcpy(h.dst, dst->ip, 4);
+		hlen = (size_t)uroce_ipv4_encode(&h, hdr, UROCE_IPV4_HLEN);
+		put_be16(hdr + 10, uroce_ipv4_checksum(hdr, UROCE_IPV4_HLEN));
+	}
+	struct uroce_udp uh = {.sport = sport, .dport = UROCE_UDP_PORT, .len = (uint16_t)udp_len};
+	uroce_udp_encode(&uh, hdr + hlen, UROCE_UDP_HLEN);
+	return hlen + UROCE_UDP_HLEN;
+}
+
+/* Destination address, TOS, TTL and the socket's drop count from the ancillary data. */
+static void rx_cmsgs(struct msghdr *h, struct uroce_io_addr *dst, uint8_t *tos, uint8_t *ttl,
+		     uint32_t *drops)
+{
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(h); cm; cm = CMSG_NXTHDR(h, cm)) {
+		const uint8_t *d = CMSG_DATA(cm);
+		int v;
+
+		if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+			memcpy(&pi, d, sizeof(pi));
+			memcpy(dst->ip, &pi.ipi_addr, 4); /* the header's destination */
+		} else if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_TOS) {
+			*tos = d[0]; /* IP_RECVTOS delivers one byte */
+		} else if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_TTL) {
+			memcpy(&v, d, sizeof(v));
+			*ttl = (uint8_t)v;
+		} else if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_PKTINFO) {
+			struct in6_pktinfo pi;
+			memcpy(&pi, d, sizeof(pi));
+			memcpy(dst->ip, &pi.ipi6_addr, 16);
+		} else if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_TCLASS) {
+			memcpy(&v, d, sizeof(v));
+			*tos = (uint8_t)v;
+		} else if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_HOPLIMIT) {
+			memcpy(&v, d, sizeof(v));
+			*ttl = (uint8_t)v;
+		} else if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_RXQ_OVFL) {
+			memcpy(drops, d, sizeof(*drops));
+		}
+	}
+}
+
+/* Moves the finished packet at pkts[i] to pkts[w] (w <= i, behind dropped ones), or into the
+ * hold queue, due now, when pkts[w] is too small for it. Returns the next free place. */
+static size_t rx_place(struct udp *u, struct uroce_io_pkt *pkts, size_t i, size_t w,
+		       uint64_t now)
+{
+	struct uroce_io_pkt *p = &pkts[i], *q = &pkts[w];
+
+	if (w == i)
+		return w + 1;
+	if (p->len > q->cap) {
+		hold_push(u, p, now);
+		return w;
+	}
+	memmove(q->data, p->data, p->len);
+	q->len = p->len;
+	q->flags = p->flags;
+	q->ts_ns = p->ts_ns;
+	q->tos = p->tos;
+	q->src = p->src;
+	q->dst = p->dst;
+	return w + 1;
+}
+
+/* Turns message j, received into pkts[i], into a packet; returns the next free place. */
+static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts,
+		     size_t i, size_t w, size_t j, uint64_t now)
+{
+	struct mmsghdr *m = &u->msgs[j];
+	struct uroce_io_pkt *p = &pkts[i];
+	size_t plen = m->msg_len; /* the whole datagram: recvmmsg was given MSG_TRUNC */
+	uint8_t hdr[HDR6], tos = 0, ttl = DEFAULT_TTL;
+	struct uroce_io_addr src = {.ipv6 = s->ipv6}, dst = s->addr;
+	uint16_t sport;
+
+	if (plen < MIN_PAYLOAD) {
+		u->c.runts++;
+		return w;
+	}
+	if (s->ipv6) {
+		memcpy(src.ip, &u->names[j].sin6_addr, 16);
+		sport = ntohs(u->names[j].sin6_port);
+	} else {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)(void *)&u->names[j];
+		memcpy(src.ip, &s4->sin_addr, 4);
+		sport = ntohs(s4->sin_port);
+	}
+	uint32_t drops = s->drops;
+	rx_cmsgs(&m->msg_hdr, &dst, &tos, &ttl, &drops);
+	/* A running count: what it grew by since the last datagram (modulo 2^32). */
+	u->c.recv_overflows += (uint32_t)(drops - s->drops);
+	s->drops = drops;
+	size_t hlen = rx_headers(hdr, s->ipv6, &src, &dst, sport, tos, ttl, plen);
+	size_t total = hlen + plen;
+
+	/* The payload was read at data + hlen when the header fit in cap (rx_drain). */
+	memcpy(p->data, hdr, hlen < p->cap ? hlen : p->cap);
+	p->flags = 0;
+	p->len = (uint32_t)total;
+	if (total > p->cap) {
+		p->len = p->cap;
+		p->flags = UROCE_IO_PKT_TRUNC;
+		u->c.truncated++;
+	}
+	p->ts_ns = now;
+	p->tos = tos;
+	p->src = src;
+	p->dst = dst;
+
+	if (!s->ipv6 && u->solve_id && !(p->flags & UROCE_IO_PKT_TRUNC)) {
+		switch (solve_id(p->data, p->len, u->idc, NULL)) {
+		case UROCE_UDP_ID_SOLVED:
+			u->c.ip_id_solved++;
+			break;
+		case UROCE_UDP_ID_NONE:
+			u->c.ip_id_unsolved++;
+			break;
+		default:
+			break;
+		}
+	}
+
+	if (u->impaired) {
+		struct uroce_impair_verdict v;
+		uroce_impair_apply(&u->im, p->data, p->len, &v);
+		if (v.drop != UROCE_IMPAIR_KEEP) {
+			u->c.impair_lost++;
+			return w;
+		}
+		u->c.impair_corrupted += v.corrupt_bits != 0;
+		u->c.impair_reordered += v.reordered;
+		u->c.impair_duplicated += v.dup;
+		if (v.delay_ns) {
+			u->c.impair_delayed++;
+			/* Both or neither fit; either way each is held or counted hold_full. */
+			hold_push(u, p, now + v.delay_ns);
+			if (v.dup)
+				hold_push(u, p, now + v.delay_ns);
+			return w;
+		}
+		/* The copy waits in the hold queue, due now: it is handed over after this
+		 * batch (in this call when descriptors remain), so it follows the original. */
+		if (v.dup)
+			hold_push(u, p, now);
+	}
+	return rx_place(u, pkts, i, w, now);
+}
+
+/* Reads datagrams of socket s into pkts[out..n); returns the new out. */
+static size_t rx_drain(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts,
+		       size_t out, size_t n, uint64_t now)
+{
+	size_t hlen = s->ipv6 ? HDR6 : HDR4;
+	/* Dropped datagrams (runts, impairments) free their place for more: bound the reads,
+	 * so that a flood of them cannot keep one call reading forever. */
+	size_t budget = 4 * (n - out) + BATCH;
+
+	while (out < n && budget) {
+		size_t want = n - out < BATCH ? n - out : BATCH;
+		if (want > budget)
+			want = budget;
+		for (size_t j = 0; j < want; j++) {
+			struct uroce_io_pkt *p = &pkts[out + j];
+			struct msghdr *h = &u->msgs[j].msg_hdr;
+			/* Leave room for the headers; with less than that, the payload is not
+			 * needed at all (only the headers fit), but the length is. */
+			size_t room = p->cap > hlen ? p->cap - hlen : 0;
+
+			memset(h, 0, sizeof(*h));
+			u->iov[j].iov_base = p->data + (room ? hlen : 0);
+			u->iov[j].iov_len = room;
+			h->msg_name = &u->names[j];
+			h->msg_namelen = sizeof(u->names[j]);
+			h->msg_iov = &u->iov[j];
+			h->msg_iovlen = 1;
+			h->msg_control = u->ctl[j].b;
+			h->msg_controllen = sizeof(u->ctl[j].b);
+		}
+		int r = recvmmsg(s->fd, u->msgs, (unsigned)want, MSG_DONTWAIT | MSG_TRUNC, NULL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			u->c.recv_errors++;
+		if (r <= 0)
+			break;
+		u->c.received += (unsigned)r;
+		budget -= (size_t)r;
+		size_t w = out;
+		for (size_t j = 0; j < (size_t)r; j++)
+			w = rx_one(u, s, pkts, out + j, w, j, now);
+		out = w;
+		if ((size_t)r < want)
+			break;
+	}
+	return out;
+}
+
+static int udp_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
+{
+	struct udp *u = (struct udp *)io;
+	uint64_t now = uroce_udp_now();
+	size_t out = 0;
+
+	if (n > INT_MAX)
+		n = INT_MAX;
+	/* Held packets that are due arrived before anything still in the sockets. */
+	out = hold_release(u, pkts, n, now);
+	for (size_t k = 0; k < u->nrx && out < n; k++)
+		out = rx_drain(u, &u->rx[(u->rx_next + k) % u->nrx], pkts, out, n, now);
+	u->rx_next = (u->rx_next + 1) % u->nrx; /* no socket starves the others */
+	out += hold_release(u, pkts + out, n - out, now);
+	timer_update(u);
+	u->c.delivered += out;
+	return (int)out;
+}
+
+static int udp_fd(struct uroce_io *io)
+{
+	return ((struct udp *)io)->epfd;
+}
+
+static void udp_close(struct uroce_io *io)
+{
+	struct udp *u = (struct udp *)io;
+
+	for (size_t i = 0; i < u->nrx; i++)
+		if (u->rx[i].fd >= 0)
+			close(u->rx[i].fd);
+	for (uint32_t i = 0; i < u->tx_used; i++)
+		close(u->tx[i].fd);
+	if (u->tfd >= 0)
+		close(u->tfd);
+	if (u->epfd >= 0)
+		close(u->epfd);
+	free(u->rx);
+	free(u->tx);
+	free(u->buckets);
+	free(u->heap);
+	free(u->free_slots);
+	free(u->hold_buf);
+	free(u);
+}
+
+static const struct uroce_io_ops udp_ops = {
+	.name = "udp",
+	.send = udp_send,
+	.recv = udp_recv,
+	.fd = udp_fd,
+	.close = udp_close,
+};
+
+/* ---- opening ---- */
+
+static int rx_open(struct udp *u, struct rx_sock *s, const struct uroce_io_addr *addr)
+{
+	struct sockaddr_in6 sa;
+	socklen_t salen = make_sockaddr(&sa, addr->ipv6, addr->ip, u->port);
+	int fd = socket(addr->ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			IPPROTO_UDP);
+
+	if (fd < 0)
+		return sys_err(errno);
+	s->fd = fd;
+	s->ipv6 = addr->ipv6;
+	s->addr = *addr;
+	if (!addr->ipv6)
+		memset(s->addr.ip + 4, 0, 12);
+	/* A larger buffer absorbs bursts between two recv calls; best effort, as is the count
+	 * of what overflowed it anyway. */
+	(void)setopt(fd, SOL_SOCKET, SO_RCVBUF, RCVBUF);
+	(void)setopt(fd, SOL_SOCKET, SO_RXQ_OVFL, 1);
+	int err = addr->ipv6 ? setopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1) ||
+				       setopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1) ||
+				       setopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1) ||
+				       setopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1)
+			     : setopt(fd, IPPROTO_IP, IP_PKTINFO, 1) ||
+				       setopt(fd, IPPROTO_IP, IP_RECVTOS, 1) ||
+				       setopt(fd, IPPROTO_IP, IP_RECVTTL, 1);
+	if (err || bind(fd, (struct sockaddr *)&sa, salen) < 0)
+		return sys_err(errno);
+	struct epoll_event ev = {.events = EPOLLIN};
+	if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return sys_err(errno);
+	return 0;
+}
+
+static int udp_setup(struct udp *u, const struct uroce_udp_cfg *cfg)
+{
+	int err;
+
+	u->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (u->epfd < 0)
+		return sys_err(errno);
+	u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (u->tfd < 0)
+		return sys_err(errno);
+	struct epoll_event ev = {.events = EPOLLIN};
+	if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, u->tfd, &ev) < 0)
+		return sys_err(errno);
+
+	u->rx = calloc(cfg->naddrs, sizeof(*u->rx));
+	u->tx_max = cfg->max_send_sockets ? cfg->max_send_sockets : UROCE_UDP_SEND_SOCKETS;
+	for (u->nbuckets = 1; u->nbuckets < 2 * u->tx_max; u->nbuckets *= 2)
+		;
+	u->tx = calloc(u->tx_max, sizeof(*u->tx));
+	u->buckets = malloc(u->nbuckets * sizeof(*u->buckets));
+	/* Every packet buffer of the hold queue is allocated here; the pages are only touched
+	 * when packets are held, which is rare without impairments. */
+	u->hold_max = cfg->hold_pkts ? cfg->hold_pkts : UROCE_UDP_HOLD_PKTS;
+	u->heap = calloc(u->hold_max, sizeof(*u->heap));
+	u->free_slots = calloc(u->hold_max, sizeof(*u->free_slots));
+	u->hold_buf = calloc(u->hold_max, UROCE_UDP_HOLD_SLOT);
+	if (!u->rx || !u->tx || !u->buckets || !u->heap || !u->free_slots || !u->hold_buf)
+		return UROCE_ENOMEM;
+	for (uint32_t i = 0; i < u->nbuckets; i++)
+		u->buckets[i] = NIL;
+	for (uint32_t i = 0; i < u->hold_max; i++)
+		u->free_slots[i] = u->hold_max - 1 - i;
+	u->nfree = u->hold_max;
+
+	for (size_t i = 0; i < cfg->naddrs; i++) {
+		u->rx[i].fd = -1;
+		u->nrx++;
+		err = rx_open(u, &u->rx[i], &cfg->addrs[i]);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+int uroce_udp_open(const struct uroce_udp_cfg *cfg, struct uroce_io **out)
+{
+	struct udp *u;
+	int err;
+
+	if (!cfg || !out || !cfg->addrs || !cfg->naddrs || cfg->naddrs > UROCE_UDP_MAX_ADDRS ||
+	    cfg->hold_pkts > MAX_TABLE || cfg->max_send_sockets > MAX_TABLE)
+		return UROCE_EINVAL;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return UROCE_ENOMEM;
+	u->io.ops = &udp_ops;
+	u->port = cfg->port ? cfg->port : UROCE_UDP_PORT;
+	u->solve_id = !cfg->no_ip_id_solve;
+	u->epfd = u->tfd = -1;
+	if (cfg->impair) {
+		err = uroce_impair_init(&u->im, cfg->impair, 0);
+		if (err < 0) {
+			free(u);
+			return err;
+		}
+		u->impaired = true;
+	}
+	err = udp_setup(u, cfg);
+	if (err < 0) {
+		int saved = errno;
+		udp_close(&u->io);
+		errno = saved;
+		return err;
+	}
+	*out = &u->io;
+	return 0;
+}

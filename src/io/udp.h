@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* The UDP socket backend: RoCEv2 over ordinary Linux UDP sockets on port 4791, behind the io
+ * ops table (io.h). The engine hands it whole IP datagrams it built (IPv4/IPv6 header, UDP
+ * header, BTH .. ICRC); the backend sends their UDP payload from a socket bound to the
+ * datagram's source address and UDP source port, with its TOS and TTL. On receive it rebuilds
+ * the IP and UDP headers the kernel strips, so that the engine can verify the ICRC, which
+ * covers them. docs/udp.md describes what goes on the wire and the limits.
+ *
+ * Not thread-safe: one thread (the device's progress thread) uses a handle. */
+#ifndef UROCE_IO_UDP_H
+#define UROCE_IO_UDP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "impair.h"
+#include "io.h"
+
+#define UROCE_UDP_PORT 4791             /* the RoCEv2 port (Annex A17 CA17-23) */
+#define UROCE_UDP_SEND_SOCKETS 256      /* default max_send_sockets */
+#define UROCE_UDP_HOLD_PKTS 1024        /* default hold_pkts */
+#define UROCE_UDP_HOLD_SLOT 9216        /* largest packet the hold queue keeps (jumbo MTU) */
+#define UROCE_UDP_MAX_ADDRS 64          /* most local addresses one handle binds */
+
+struct uroce_udp_cfg {
+	/* Local addresses: one receive socket is bound to each <addr>:port. IPv4 addresses as
+	 * IPv4 (ipv6 false), not IPv4-mapped: IPv6 sockets are IPv6-only. Link-local IPv6
+	 * addresses are not supported (they need a scope). A wildcard address (0.0.0.0 or ::)
+	 * receives for every local address. */
+	const struct uroce_io_addr *addrs;
+	size_t naddrs;
+	/* The port of the receive sockets and the destination port of every datagram sent; 0
+	 * means 4791. Tests use another one. The packets the engine sees always say 4791: the
+	 * rebuilt UDP header carries 4791 whatever the socket port (the ICRC covers it). */
+	uint16_t port;
+	/* NULL: none. Applied to every received packet after its headers are rebuilt
+	 * (UROCE_IMPAIR; the caller parses the variable). Seeded with salt 0. */
+	const struct uroce_impair_cfg *impair;
+	/* The send sockets cache, one per (source address, UDP source port): 0 means
+	 * UROCE_UDP_SEND_SOCKETS, at most 2^20. The least recently used one is closed when it
+	 * is full. Each is a descriptor: mind RLIMIT_NOFILE. */
+	uint32_t max_send_sockets;
+	/* Places in the hold queue (delayed and duplicated packets); 0: UROCE_UDP_HOLD_PKTS, at
+	 * most 2^20. Each place is UROCE_UDP_HOLD_SLOT bytes, allocated at open (untouched
+	 * pages cost no memory). */
+	uint32_t hold_pkts;
+	/* Never solve a received IPv4 packet's Identification (docs/udp.md): every ICRC keeps
+	 * its full 32-bit strength, but packets from senders that do not send ID 0 (Linux rxe)
+	 * then fail the ICRC check. */
+	bool no_ip_id_solve;
+};
+
+/* Counters of a handle; one list gives the fields and their names. Every packet given to
+ * send() ends in exactly one of sent, send_full, send_too_big, send_socket_errors,
+ * send_errors (or was refused). */
+#define UROCE_UDP_COUNTERS(X)                                                                 \
+	X(sent, "datagrams the kernel accepted")                                              \
+	X(sent_ip_id_nonzero, "IPv4 packets taken whose header said ID != 0 (the wire says 0)") \
+	X(send_full, "dropped: socket buffer or device queue full (EAGAIN, ENOBUFS)")         \
+	X(send_too_big, "dropped: longer than the path MTU, DF set (EMSGSIZE)")                \
+	X(send_socket_errors, "dropped: no socket could be bound to the source address and port") \
+	X(send_errors, "dropped: any other send error (no route, ...)")                       \
+	X(send_sockets, "send sockets opened")                                                \
+	X(send_evictions, "send sockets closed to make room in the cache")                    \
+	X(received, "datagrams read from the receive sockets")                                \
+	X(recv_errors, "receive calls that failed with something else than EAGAIN")           \
+	X(recv_overflows, "datagrams the kernel dropped at a full receive buffer (SO_RXQ_OVFL)") \
+	X(delivered, "packets handed to the caller")                                          \
+	X(truncated, "datagrams longer than the caller's buffer: cut and flagged TRUNC")      \
+	X(runts, "dropped: UDP payload shorter than BTH + ICRC (16 bytes)")                   \
+	X(ip_id_solved, "IPv4 packets delivered with a solved nonzero Identification")        \
+	X(ip_id_unsolved, "IPv4 packets no Identification makes verify (delivered with ID 0)") \
+	X(impair_lost, "dropped by loss or burst loss")                                       \
+	X(impair_duplicated, "extra copies made")                                             \
+	X(impair_reordered, "packets held back by the reorder delay")                         \
+	X(impair_delayed, "packets held back by any delay (delay, jitter, reorder)")          \
+	X(impair_corrupted, "packets with flipped bits")                                      \
+	X(hold_full, "dropped: the hold queue was full, or the packet longer than a slot")
+
+enum uroce_udp_counter {
+#define UROCE_UDP_COUNTER_ENUM(name, desc) UROCE_UDP_C_##name,
+	UROCE_UDP_COUNTERS(UROCE_UDP_COUNTER_ENUM)
+#undef UROCE_UDP_COUNTER_ENUM
+	UROCE_UDP_NCOUNTERS
+};
+
+union uroce_udp_counters {
+	struct {
+#define UROCE_UDP_COUNTER_FIELD(name, desc) uint64_t name;
+		UROCE_UDP_COUNTERS(UROCE_UDP_COUNTER_FIELD)
+#undef UROCE_UDP_COUNTER_FIELD
+	};
+	uint64_t v[UROCE_UDP_NCOUNTERS]; /* indexed by enum uroce_udp_counter */
+};
+
+/* "send_full", or NULL past the end. */
+const char *uroce_udp_counter_name(enum uroce_udp_counter c);
+/* Its one-line description, or NULL past the end. */
+const char *uroce_udp_counter_desc(enum uroce_udp_counter c);
+
+/* Opens the backend: binds one receive socket per address. Returns 0 and the handle in *out,
+ * or UROCE_EINVAL (no address or more than UROCE_UDP_MAX_ADDRS, a size over 2^20, an address
+ * that is not local or has no IPv6 support, an impairment out of range), UROCE_EBUSY (an
+ * <addr>:port is already bound), UROCE_ENOMEM (memory or descriptors exhausted) or UROCE_EIO
+ * (another system call failure). When a system call failed, errno tells which error it was.
+ *
+ * The handle's ops:
+ * - send: takes whole IPv4/IPv6 + UDP datagrams (a 20-byte IPv4 header, no IPv6 extension
+ *   headers, lengths consistent). Refuses (UROCE_EINVAL, or the count taken before it) a
+ *   datagram that is not one; every other packet is taken, and counted as sent or under the
+ *   error that lost it (a full socket buffer loses a packet, as the network would).
+ * - recv: fills up to n descriptors, nonblocking: released held packets first, then datagrams
+ *   read from the sockets, each with rebuilt headers (docs/udp.md), ts_ns = uroce_udp_now()
+ *   at the call. A packet longer than its descriptor's cap is cut and flagged
+ *   UROCE_IO_PKT_TRUNC (then its headers still give the whole length). recv may move a
+ *   packet into an earlier descriptor's buffer: give every descriptor the same cap.
+ * - fd: an epoll descriptor, readable while a receive socket has datagrams waiting or a held
+ *   packet is due (a timerfd in the set), so polling it is enough; level-triggered.
+ * - close: closes every socket and frees the handle. */
+int uroce_udp_open(const struct uroce_udp_cfg *cfg, struct uroce_io **out);
+
+/* CLOCK_MONOTONIC in nanoseconds: the clock of ts_ns and of the deadlines. */
+uint64_t uroce_udp_now(void);
+/* When the earliest held packet is due (CLOCK_MONOTONIC ns; it may be in the past when recv
+ * ran out of descriptors), or UINT64_MAX when none is held or io is not a UDP backend. Like
+ * every call on a handle, not to be made concurrently with recv. */
+uint64_t uroce_udp_next_deadline(const struct uroce_io *io);
+/* The handle's counters (live, updated by every call), or NULL when io is not a UDP backend. */
+const union uroce_udp_counters *uroce_udp_counters(const struct uroce_io *io);
+
+/* The IPv4 Identification solver (docs/udp.md). A UDP receiver never sees the sender's ID
+ * but the ICRC covers it; CRC-32 is affine over GF(2), so for a given length the 16 ID bits
+ * add a fixed linear term to the ICRC, and at most one ID makes a given packet verify. */
+enum uroce_udp_id_result {
+	UROCE_UDP_ID_OK,        /* the ICRC verifies with the ID in the header: unchanged */
+	UROCE_UDP_ID_SOLVED,    /* another ID verifies: written, header checksum recomputed */
+	UROCE_UDP_ID_NONE,      /* no ID verifies: the packet is corrupted; unchanged */
+	UROCE_UDP_ID_UNCHECKED, /* not a whole IPv4 (20-byte header) + UDP datagram with room
+				 * for a BTH and an ICRC, total length equal to len */
+};
+
+/* Finds the ID that makes the ICRC of the datagram p[0..len) verify; *id (may be NULL) gets
+ * the header's ID after the call (untouched when UNCHECKED). */
+enum uroce_udp_id_result uroce_udp_solve_ipv4_id(uint8_t *p, size_t len, uint16_t *id);
+
+#endif

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/* Completion queues and completion channels.
+ *
+ * ibv_poll_cq reads the engine's CQ ring directly: no port lock, no system call, so a
+ * polling application and the progress thread never wait for each other. A completion
+ * channel is a pipe: the progress thread writes the pointer of a CQ whose notification
+ * request was met, ibv_get_cq_event reads it, so the channel's fd is a real pollable
+ * descriptor (facts.md section 5). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "priv.h"
+
+/* ---- Completion channels ---- */
+
+struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *ctx)
+{
+	struct uv_comp_channel *ch = calloc(1, sizeof(*ch));
+	int fds[2];
+
+	if (!ch) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (pipe2(fds, O_CLOEXEC)) {
+		free(ch);
+		return NULL;
+	}
+	(void)fcntl(fds[1], F_SETFL, O_NONBLOCK);
+	ch->ibv.context = ctx;
+	ch->ibv.fd = fds[0];
+	ch->wfd = fds[1];
+	return &ch->ibv;
+}
+
+int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	struct uv_comp_channel *ch = (struct uv_comp_channel *)channel;
+
+	if (channel->refcnt)
+		return EBUSY;
+	close(ch->ibv.fd);
+	close(ch->wfd);
+	free(ch);
+	return 0;
+}
+
+void uv_cq_fire(struct uv_cq *cq)
+{
+	struct uv_comp_channel *ch = (struct uv_comp_channel *)cq->ibv.channel;
+	struct uv_cq *ptr = cq;
+
+	if (!ch)
+		return;
+	/* 8 bytes: atomic on a pipe. The pipe holds thousands; a full one means the
+	 * application has stopped reading events, and one more would tell it nothing. */
+	if (write(ch->wfd, &ptr, sizeof(ptr)) == (ssize_t)sizeof(ptr))
+		cq->events_sent++;
+}
+
+int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
+{
+	struct uv_cq *ptr;
+	ssize_t n = read(channel->fd, &ptr, sizeof(ptr));
+
+	if (n != (ssize_t)sizeof(ptr)) {
+		if (n >= 0)
+			errno = EIO;
+		return -1;
+	}
+	*cq = &ptr->ibv;
+	*cq_context = ptr->ibv.cq_context;
+	return 0;
+}
+
+void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	pthread_mutex_lock(&cq->mutex);
+	cq->comp_events_completed += nevents;
+	pthread_cond_signal(&cq->cond);
+	pthread_mutex_unlock(&cq->mutex);
+}
+
+/* ---- CQs ---- */
+
+struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
+			     struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct uv_port *port = port_of(ctx);
+	struct uv_cq *cq;
+	int err;
+
+	if (cqe <= 0 || cqe > UROCE_MAX_CQE || comp_vector < 0 ||
+	    comp_vector >= ctx->num_comp_vectors || (channel && channel->context != ctx)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(cq = calloc(1, sizeof(*cq)))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&port->lock);
+	err = uroce_cq_create(port->eng, (uint32_t)cqe, &cq->eng);
+	if (!err)
+		uroce_cq_set_user(cq->eng, &cq->ibv);
+	pthread_mutex_unlock(&port->lock);
+	if (err) {
+		free(cq);
+		errno = uv_errno(err);
+		return NULL;
+	}
+	cq->ibv.context = ctx;
+	cq->ibv.channel = channel;
+	cq->ibv.cq_context = cq_context;
+	cq->ibv.cqe = cqe;
+	pthread_mutex_init(&cq->ibv.mutex, NULL);
+	pthread_cond_init(&cq->ibv.cond, NULL);
+	pthread_mutex_init(&cq->poll_lock, NULL);
+	if (channel)
+		__atomic_add_fetch(&channel->refcnt, 1, __ATOMIC_SEQ_CST);
+	return &cq->ibv;
+}
+
+int ibv_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct uv_cq *cq = to_uv_cq(ibcq), **pp;
+	struct uv_port *port = port_of(ibcq->context);
+	unsigned sent;
+	int err;
+
+	pthread_mutex_lock(&port->lock);
+	err = uroce_cq_destroy(cq->eng);
+	if (!err)
+		for (pp = &port->armed; *pp; pp = &(*pp)->next_armed)
+			if (*pp == cq) {
+				*pp = cq->next_armed;
+				break;
+			}
+	sent = cq->events_sent;
+	pthread_mutex_unlock(&port->lock);
+	if (err)
+		return uv_errno(err);
+
+	/* As the kernel's destroy does (ibv_cmd_destroy_cq): wait until every completion event
+	 * handed out has been acknowledged, so no reader holds a pointer to a freed CQ. */
+	pthread_mutex_lock(&ibcq->mutex);
+	while (ibcq->comp_events_completed < sent)
+		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
+	pthread_mutex_unlock(&ibcq->mutex);
+
+	if (ibcq->channel)
+		__atomic_sub_fetch(&ibcq->channel->refcnt, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_destroy(&cq->poll_lock);
+	pthread_mutex_destroy(&ibcq->mutex);
+	pthread_cond_destroy(&ibcq->cond);
+	free(cq);
+	return 0;
+}
+
+int ibv_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	(void)cq, (void)cqe;
+	return EOPNOTSUPP;
+}
+
+static void wc_from_engine(const struct uroce_wc *e, struct ibv_wc *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->wr_id = e->wr_id;
+	w->status = (enum ibv_wc_status)e->status;
+	w->opcode = (enum ibv_wc_opcode)e->opcode;
+	w->vendor_err = e->vendor_err;
+	w->byte_len = e->byte_len;
+	if (e->wc_flags & UROCE_WC_F_WITH_INV)
+		w->invalidated_rkey = e->invalidated_rkey;
+	else
+		w->imm_data = htonl(e->imm_data);
+	w->qp_num = e->qp_num;
+	w->src_qp = e->src_qp;
+	w->wc_flags = e->wc_flags;
+	w->pkey_index = e->pkey_index;
+}
+
+int uv_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
+{
+	struct uv_cq *cq = to_uv_cq(ibcq);
+	struct uroce_wc e[32];
+	int got = 0, k, i;
+
+	if (n <= 0)
+		return 0;
+	/* Empty: make progress here rather than wait for the progress thread to be scheduled,
+	 * then look again. No lock is taken when another thread is already running a round. */
+	if (!uroce_cq_count(cq->eng)) {
+		uv_port_poll(port_of(ibcq->context));
+		if (!uroce_cq_count(cq->eng)) {
+			k = uroce_cq_poll(cq->eng, e, 0);
+			return k < 0 ? -1 : 0;
+		}
+	}
+	pthread_mutex_lock(&cq->poll_lock);
+	while (got < n) {
+		k = uroce_cq_poll(cq->eng, e, n - got < 32 ? n - got : 32);
+		if (k < 0) {
+			if (!got)
+				got = -1; /* the CQ overran: ibv_poll_cq(3) returns a negative value */
+			break;
+		}
+		for (i = 0; i < k; i++)
+			wc_from_engine(&e[i], &wc[got + i]);
+		got += k;
+		if (k < 32)
+			break;
+	}
+	pthread_mutex_unlock(&cq->poll_lock);
+	return got;
+}
+
+/* Solicited-only requests are met by any completion: an event that comes early is allowed
+ * (the consumer polls after every event), one that never comes would not be. */
+int uv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct uv_cq *cq = to_uv_cq(ibcq);
+	struct uv_port *port = port_of(ibcq->context);
+
+	(void)solicited_only;
+	pthread_mutex_lock(&port->lock);
+	if (!cq->armed) {
+		cq->armed = true;
+		cq->armed_at = uroce_cq_pushed(cq->eng);
+		cq->next_armed = port->armed;
+		port->armed = cq;
+	}
+	pthread_mutex_unlock(&port->lock);
+	return 0;
+}

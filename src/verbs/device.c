@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/* Devices, contexts and the queries: the device list, open/close, device/port/GID/P_Key
+ * attributes and asynchronous events. One device per process, "uroce0": a RoCEv2 port whose
+ * GID table is the host's addresses (netif.c), or only UROCE_IP's. Port attributes follow
+ * Linux rxe (facts.md section 3 and 5): state ACTIVE, link layer Ethernet, vendor 0xFFFFFF
+ * part 0, so that perftest takes its generic path. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "priv.h"
+
+#undef ibv_query_port
+
+/* Limits we report beyond the engine's (rxe's values, rxe_param.h, where they mean something
+ * here too). */
+#define UV_MAX_MR_SIZE (1ull << 40)
+#define UV_PAGE_SIZE_CAP 0xfffff000u
+#define UV_MAX_MSG_SZ 0x80000000u /* 2^31: the engine's message limit */
+#define UV_VENDOR_ID 0xffffff     /* as rxe: no vendor-specific paths in perftest */
+
+static struct uv_device the_device;
+static int the_device_err;
+static pthread_once_t device_once = PTHREAD_ONCE_INIT;
+
+static void device_init(void)
+{
+	struct uv_device *d = &the_device;
+	const char *only = getenv("UROCE_IP");
+	int err;
+
+	err = uroce_netif_scan(only && *only ? only : NULL, d->gid, UV_MAX_GIDS, &d->ngids);
+	if (err || !d->ngids) {
+		the_device_err = err ? err : UROCE_EINVAL;
+		if (only && *only)
+			fprintf(stderr, "uroce: UROCE_IP=%s: %s\n", only,
+				err == UROCE_EINVAL ? "not an IPv4 or IPv6 address"
+						    : "not an address of this host");
+		return;
+	}
+	/* One port for every address: its MTU must fit the smallest interface among them. */
+	d->active_mtu = UROCE_MTU_4096;
+	for (size_t i = 0; i < d->ngids; i++) {
+		enum uroce_mtu m = uroce_netif_active_mtu(d->gid[i].mtu);
+		if (m < d->active_mtu)
+			d->active_mtu = m;
+	}
+	d->ibv.node_type = IBV_NODE_CA;
+	d->ibv.transport_type = IBV_TRANSPORT_IB;
+	snprintf(d->ibv.name, sizeof(d->ibv.name), "%s", UV_DEV_NAME);
+	snprintf(d->ibv.dev_name, sizeof(d->ibv.dev_name), "uverbs-%s", UV_DEV_NAME);
+	snprintf(d->ibv.dev_path, sizeof(d->ibv.dev_path), "/sys/class/infiniband_verbs/uverbs-%s",
+		 UV_DEV_NAME);
+	snprintf(d->ibv.ibdev_path, sizeof(d->ibv.ibdev_path), "/sys/class/infiniband/%s",
+		 UV_DEV_NAME);
+
+	/* Node GUID: the EUI-64 of the first address's interface MAC, as rxe derives it
+	 * (rxe.c rxe_init_device_param: addrconf_addr_eui48); lo has no MAC, so a locally
+	 * administered value made from the address keeps two processes on 127.0.0.x apart. */
+	uint8_t g[8];
+	const struct uroce_netif_addr *a = &d->gid[0];
+	static const uint8_t zero[6];
+	if (memcmp(a->mac, zero, 6)) {
+		g[0] = a->mac[0] ^ 2, g[1] = a->mac[1], g[2] = a->mac[2], g[3] = 0xff;
+		g[4] = 0xfe, g[5] = a->mac[3], g[6] = a->mac[4], g[7] = a->mac[5];
+	} else {
+		const uint8_t *ip = a->addr.ip + (a->addr.ipv6 ? 12 : 0);
+		g[0] = 0x02, g[1] = 'u', g[2] = 'r', g[3] = 0xff, g[4] = 0xfe;
+		g[5] = ip[1], g[6] = ip[2], g[7] = ip[3];
+	}
+	memcpy(&d->guid, g, 8);
+}
+
+struct uv_device *uv_device_get(void)
+{
+	pthread_once(&device_once, device_init);
+	return the_device_err ? NULL : &the_device;
+}
+
+int uv_errno(int err)
+{
+	switch (err) {
+	case 0: return 0;
+	case UROCE_ENOMEM: case UROCE_EFULL: return ENOMEM;
+	case UROCE_EBUSY: return EBUSY;
+	case UROCE_EIO: return EIO;
+	default: return EINVAL;
+	}
+}
+
+/* ---- Device list ---- */
+
+struct ibv_device **ibv_get_device_list(int *num)
+{
+	struct uv_device *d = uv_device_get();
+	struct ibv_device **list = calloc(2, sizeof(*list));
+
+	if (!list) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (d)
+		list[0] = &d->ibv;
+	if (num)
+		*num = d ? 1 : 0;
+	return list;
+}
+
+void ibv_free_device_list(struct ibv_device **list) { free(list); }
+
+const char *ibv_get_device_name(struct ibv_device *device) { return device->name; }
+
+__be64 ibv_get_device_guid(struct ibv_device *device)
+{
+	return ((struct uv_device *)device)->guid;
+}
+
+int ibv_get_device_index(struct ibv_device *device)
+{
+	(void)device;
+	return 0;
+}
+
+/* ---- Contexts ---- */
+
+static int query_port_full(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr,
+			   size_t len);
+static int query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
+			   struct ibv_device_attr_ex *attr, size_t len);
+
+struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	struct uv_device *d = uv_device_get();
+	struct uv_context *c;
+	struct ibv_context *ctx;
+	int fds[2], err;
+
+	if (!d || device != &d->ibv) {
+		errno = ENODEV;
+		return NULL;
+	}
+	if (!(c = calloc(1, sizeof(*c)))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (pipe2(fds, O_CLOEXEC)) {
+		free(c);
+		return NULL;
+	}
+	/* A full pipe must never block the progress thread: events are then dropped. */
+	(void)fcntl(fds[1], F_SETFL, O_NONBLOCK);
+	if ((err = uv_port_open(d, &c->port))) {
+		close(fds[0]), close(fds[1]);
+		free(c);
+		errno = err;
+		return NULL;
+	}
+	c->async_wfd = fds[1];
+	ctx = &c->vctx.context;
+	ctx->device = device;
+	ctx->cmd_fd = -1;
+	ctx->async_fd = fds[0];
+	ctx->num_comp_vectors = 1;
+	pthread_mutex_init(&ctx->mutex, NULL);
+	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
+	ctx->ops.poll_cq = uv_poll_cq;
+	ctx->ops.req_notify_cq = uv_req_notify_cq;
+	ctx->ops.post_send = uv_post_send;
+	ctx->ops.post_recv = uv_post_recv;
+	ctx->ops.post_srq_recv = uv_post_srq_recv;
+	c->vctx.sz = sizeof(c->vctx);
+	c->vctx.query_port = query_port_full;
+	c->vctx.query_device_ex = query_device_ex;
+	c->vctx.create_qp_ex = uv_create_qp_ex;
+
+	pthread_mutex_lock(&c->port->lock);
+	c->next = c->port->contexts;
+	c->port->contexts = c;
+	pthread_mutex_unlock(&c->port->lock);
+	return ctx;
+}
+
+int ibv_close_device(struct ibv_context *ctx)
+{
+	struct uv_context *c = to_uv_context(ctx), **pp;
+	struct uv_port *port = c->port;
+
+	pthread_mutex_lock(&port->lock);
+	for (pp = &port->contexts; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	pthread_mutex_unlock(&port->lock);
+	uv_port_close(port);
+	close(ctx->async_fd);
+	close(c->async_wfd);
+	pthread_mutex_destroy(&ctx->mutex);
+	free(c);
+	return 0;
+}
+
+/* ---- Queries ---- */
+
+/* The engine says UINT32_MAX for "no limit"; the verbs fields are ints. */
+static int clamp_int(uint64_t v) { return v > INT32_MAX ? INT32_MAX : (int)v; }
+
+int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
+{
+	struct uv_port *port = port_of(ctx);
+	struct uroce_dev_attr e;
+
+	pthread_mutex_lock(&port->lock);
+	uroce_dev_query(port->eng, &e);
+	pthread_mutex_unlock(&port->lock);
+
+	memset(a, 0, sizeof(*a));
+	snprintf(a->fw_ver, sizeof(a->fw_ver), "uroce %s", UROCE_VERSION);
+	a->node_guid = port->dev->guid;
+	a->sys_image_guid = port->dev->guid;
+	a->max_mr_size = UV_MAX_MR_SIZE;
+	a->page_size_cap = UV_PAGE_SIZE_CAP;
+	a->vendor_id = UV_VENDOR_ID;
+	a->vendor_part_id = 0;
+	a->hw_ver = 0;
+	a->max_qp = clamp_int(e.max_qp);
+	a->max_qp_wr = clamp_int(e.max_qp_wr);
+	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN |
+			      IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_SYS_IMAGE_GUID;
+	a->max_sge = clamp_int(e.max_sge);
+	a->max_sge_rd = clamp_int(e.max_sge);
+	a->max_cq = clamp_int(e.max_cq);
+	a->max_cqe = clamp_int(e.max_cqe);
+	a->max_mr = clamp_int(e.max_mr);
+	a->max_pd = clamp_int(e.max_pd);
+	a->max_qp_rd_atom = clamp_int(e.max_qp_rd_atom);
+	a->max_qp_init_rd_atom = clamp_int(e.max_qp_init_rd_atom);
+	a->max_res_rd_atom = clamp_int((uint64_t)e.max_qp_rd_atom * e.max_qp);
+	a->atomic_cap = IBV_ATOMIC_HCA;
+	a->max_srq = clamp_int(e.max_srq);
+	a->max_srq_wr = clamp_int(e.max_srq_wr);
+	a->max_srq_sge = clamp_int(e.max_sge);
+	a->max_pkeys = 1;
+	a->local_ca_ack_delay = 15; /* rxe's RXE_LOCAL_CA_ACK_DELAY */
+	a->phys_port_cnt = 1;
+	return 0;
+}
+
+static int query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
+			   struct ibv_device_attr_ex *attr, size_t len)
+{
+	struct ibv_device_attr_ex a;
+	int err;
+
+	if (in && in->comp_mask)
+		return EINVAL;
+	memset(&a, 0, sizeof(a));
+	if ((err = ibv_query_device(ctx, &a.orig_attr)))
+		return err;
+	a.max_dm_size = 0;
+	memcpy(attr, &a, len < sizeof(a) ? len : sizeof(a));
+	return 0;
+}
+
+static int query_port_full(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr,
+			   size_t len)
+{
+	struct uv_device *d = port_of(ctx)->dev;
+	struct ibv_port_attr a;
+
+	if (port != 1)
+		return EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.state = IBV_PORT_ACTIVE;
+	a.max_mtu = IBV_MTU_4096;
+	a.active_mtu = (enum ibv_mtu)d->active_mtu;
+	a.gid_tbl_len = UV_MAX_GIDS;
+	a.port_cap_flags = IBV_PORT_CM_SUP | IBV_PORT_IP_BASED_GIDS;
+	a.max_msg_sz = UV_MAX_MSG_SZ;
+	a.pkey_tbl_len = 1;
+	a.max_vl_num = 1;
+	a.active_width = 1;  /* 1X */
+	a.active_speed = 32; /* EDR, as rxe reports for a fast link */
+	a.phys_state = 5;    /* LinkUp (IBA 14.2.5.6) */
+	a.link_layer = IBV_LINK_LAYER_ETHERNET;
+	memcpy(attr, &a, len < sizeof(a) ? len : sizeof(a));
+	return 0;
+}
+
+/* The exported symbol gets the old, shorter structure (without port_cap_flags2): writing the
+ * whole current one would overrun old callers' stacks (facts.md section 5). */
+int ibv_query_port(struct ibv_context *ctx, uint8_t port, struct _compat_ibv_port_attr *attr)
+{
+	return query_port_full(ctx, port, (struct ibv_port_attr *)attr,
+			       offsetof(struct ibv_port_attr, port_cap_flags2));
+}
+
+static void gid_of(const struct uroce_io_addr *a, union ibv_gid *gid)
+{
+	memset(gid, 0, sizeof(*gid));
+	if (a->ipv6) {
+		memcpy(gid->raw, a->ip, 16);
+	} else {
+		/* IPv4-mapped (RFC 4291 2.5.5.2), as RoCEv2 GIDs of IPv4 addresses are. */
+		gid->raw[10] = gid->raw[11] = 0xff;
+		memcpy(gid->raw + 12, a->ip, 4);
+	}
+}
+
+int ibv_query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv_gid *gid)
+{
+	struct uv_device *d = port_of(ctx)->dev;
+
+	if (port != 1 || index < 0 || index >= UV_MAX_GIDS)
+		return -1;
+	if ((size_t)index < d->ngids)
+		gid_of(&d->gid[index].addr, gid);
+	else
+		memset(gid, 0, sizeof(*gid)); /* an empty entry reads as zero */
+	return 0;
+}
+
+int _ibv_query_gid_ex(struct ibv_context *ctx, uint32_t port, uint32_t index,
+		      struct ibv_gid_entry *entry, uint32_t flags, size_t size)
+{
+	struct uv_device *d = port_of(ctx)->dev;
+	struct ibv_gid_entry e;
+
+	if (flags || port != 1 || size < sizeof(e))
+		return EINVAL;
+	if (index >= d->ngids)
+		return index < UV_MAX_GIDS ? ENODATA : EINVAL;
+	memset(&e, 0, sizeof(e));
+	gid_of(&d->gid[index].addr, &e.gid);
+	e.gid_index = index;
+	e.port_num = 1;
+	e.gid_type = IBV_GID_TYPE_ROCE_V2;
+	e.ndev_ifindex = d->gid[index].ifindex;
+	memcpy(entry, &e, sizeof(e));
+	return 0;
+}
+
+ssize_t _ibv_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
+			     size_t max, uint32_t flags, size_t size)
+{
+	struct uv_device *d = port_of(ctx)->dev;
+	size_t i;
+
+	if (flags || size < sizeof(*entries))
+		return -EINVAL;
+	if (max < d->ngids)
+		return -EINVAL;
+	for (i = 0; i < d->ngids; i++)
+		_ibv_query_gid_ex(ctx, 1, (uint32_t)i,
+				  (struct ibv_gid_entry *)((char *)entries + i * size), 0, size);
+	return (ssize_t)d->ngids;
+}
+
+int ibv_query_gid_type(struct ibv_context *ctx, uint8_t port, unsigned int index,
+		       enum uv_gid_type_sysfs *type);
+int ibv_query_gid_type(struct ibv_context *ctx, uint8_t port, unsigned int index,
+		       enum uv_gid_type_sysfs *type)
+{
+	struct uv_device *d = port_of(ctx)->dev;
+
+	if (port != 1 || index >= d->ngids)
+		return -1;
+	*type = UV_GID_TYPE_SYSFS_ROCE_V2;
+	return 0;
+}
+
+/* One partition: the default P_Key 0xFFFF (IBA 10.9.1.2), the only one RoCE ports carry. */
+int ibv_query_pkey(struct ibv_context *ctx, uint8_t port, int index, __be16 *pkey)
+{
+	(void)ctx;
+	if (port != 1 || index != 0)
+		return -1;
+	*pkey = htons(0xffff);
+	return 0;
+}
+
+int ibv_get_pkey_index(struct ibv_context *ctx, uint8_t port, __be16 pkey)
+{
+	(void)ctx;
+	if (port != 1 || (ntohs(pkey) & 0x7fff) != 0x7fff)
+		return -1;
+	return 0;
+}
+
+/* ---- Address vectors ---- */
+
+void uv_ah_attr_to_engine(const struct ibv_ah_attr *in, struct uroce_ah_attr *out)
+{
+	const uint8_t *g = in->grh.dgid.raw;
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	memset(out, 0, sizeof(*out));
+	if (!memcmp(g, mapped, 12)) {
+		out->dgid.ipv6 = false;
+		memcpy(out->dgid.ip, g + 12, 4);
+	} else {
+		out->dgid.ipv6 = true;
+		memcpy(out->dgid.ip, g, 16);
+	}
+	out->sgid_index = in->grh.sgid_index;
+	out->traffic_class = in->grh.traffic_class;
+	out->hop_limit = in->grh.hop_limit;
+	out->flow_label = in->grh.flow_label;
+	out->port_num = in->port_num ? in->port_num : 1;
+}
+
+void uv_ah_attr_from_engine(const struct uroce_ah_attr *in, struct ibv_ah_attr *out)
+{
+	memset(out, 0, sizeof(*out));
+	gid_of(&in->dgid, &out->grh.dgid);
+	out->grh.sgid_index = in->sgid_index;
+	out->grh.traffic_class = in->traffic_class;
+	out->grh.hop_limit = in->hop_limit;
+	out->grh.flow_label = in->flow_label;
+	out->is_global = 1;
+	out->port_num = in->port_num;
+}
+
+/* ---- Asynchronous events ---- */
+
+int ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *ev)
+{
+	ssize_t n = read(ctx->async_fd, ev, sizeof(*ev));
+
+	if (n == (ssize_t)sizeof(*ev))
+		return 0;
+	if (n >= 0)
+		errno = EIO;
+	return -1;
+}
+
+void ibv_ack_async_event(struct ibv_async_event *ev)
+{
+	switch (ev->event_type) {
+	case IBV_EVENT_CQ_ERR: {
+		struct ibv_cq *cq = ev->element.cq;
+		pthread_mutex_lock(&cq->mutex);
+		cq->async_events_completed++;
+		pthread_cond_signal(&cq->cond);
+		pthread_mutex_unlock(&cq->mutex);
+		break;
+	}
+	case IBV_EVENT_QP_FATAL: case IBV_EVENT_QP_REQ_ERR: case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST: case IBV_EVENT_SQ_DRAINED: case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR: case IBV_EVENT_QP_LAST_WQE_REACHED: {
+		struct ibv_qp *qp = ev->element.qp;
+		pthread_mutex_lock(&qp->mutex);
+		qp->events_completed++;
+		pthread_cond_signal(&qp->cond);
+		pthread_mutex_unlock(&qp->mutex);
+		break;
+	}
+	case IBV_EVENT_SRQ_ERR: case IBV_EVENT_SRQ_LIMIT_REACHED: {
+		struct ibv_srq *srq = ev->element.srq;
+		pthread_mutex_lock(&srq->mutex);
+		srq->events_completed++;
+		pthread_cond_signal(&srq->cond);
+		pthread_mutex_unlock(&srq->mutex);
+		break;
+	}
+	default:
+		break;
+	}
+}

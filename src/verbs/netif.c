@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/* The host's addresses for the GID table (netif.h), from one dump of the kernel's links and
+ * addresses into libnl-route caches: a snapshot, taken when a device is opened, as rxe's GID
+ * table is filled from the netdev's addresses. */
+#include "netif.h"
+
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/if_addr.h>
+#include <netlink/addr.h>
+#include <netlink/cache.h>
+#include <netlink/errno.h>
+#include <netlink/netlink.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/link.h>
+#include <netlink/socket.h>
+
+#include "common/error.h"
+
+/* Linux rxe reserves RXE_MAX_HDR_LENGTH = 80 bytes of the netdev MTU for headers
+ * (drivers/infiniband/sw/rxe/rxe_hdr.h); IPv6 40 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 = 80. */
+#define NETIF_HDR_ALLOWANCE 80u
+
+/* IPv6 address states that must not become a GID: the kernel would not let a socket send
+ * from a tentative or DAD-failed address, and a deprecated one is on its way out. */
+#define NETIF_V6_UNUSABLE (IFA_F_TENTATIVE | IFA_F_DADFAILED | IFA_F_DEPRECATED)
+
+enum uroce_mtu uroce_netif_active_mtu(uint32_t ifmtu)
+{
+	/* rxe_set_mtu() (drivers/infiniband/sw/rxe/rxe.c) takes eth_mtu_int_to_enum(ndev mtu),
+	 * which subtracts the allowance and rounds down with rxe_mtu_int_to_enum()
+	 * (rxe_param.h: below 256 is 0, then 256/512/1024/2048, 4096 and up is 4096); a result
+	 * of 0 becomes IB_MTU_256, so small MTUs still give 256. */
+	uint32_t room = ifmtu > NETIF_HDR_ALLOWANCE ? ifmtu - NETIF_HDR_ALLOWANCE : 0;
+
+	if (room >= 4096)
+		return UROCE_MTU_4096;
+	if (room >= 2048)
+		return UROCE_MTU_2048;
+	if (room >= 1024)
+		return UROCE_MTU_1024;
+	if (room >= 512)
+		return UROCE_MTU_512;
+	return UROCE_MTU_256;
+}
+
+/* A usable address with what decides its place in the table. */
+struct cand {
+	struct uroce_netif_addr a;
+	bool loopback; /* on the loopback interface */
+	bool first;    /* 127.0.0.1 or ::1 */
+	size_t pos;    /* in the kernel's dump, to keep its order */
+};
+
+static int cand_cmp(const void *pa, const void *pb)
+{
+	const struct cand *x = pa, *y = pb;
+
+	if (x->a.addr.ipv6 != y->a.addr.ipv6)
+		return x->a.addr.ipv6 ? 1 : -1;
+	if (x->loopback != y->loopback)
+		return x->loopback ? -1 : 1;
+	if (x->a.ifindex != y->a.ifindex)
+		return x->a.ifindex < y->a.ifindex ? -1 : 1;
+	if (x->first != y->first)
+		return x->first ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static bool is_v4_loopback_net(const struct uroce_io_addr *a)
+{
+	return !a->ipv6 && a->ip[0] == 127;
+}
+
+static bool is_primary_loopback(const struct uroce_io_addr *a)
+{
+	static const uint8_t v4[4] = {127, 0, 0, 1};
+	static const uint8_t v6[16] = {[15] = 1};
+
+	return a->ipv6 ? memcmp(a->ip, v6, 16) == 0 : memcmp(a->ip, v4, 4) == 0;
+}
+
+/* Parses the UROCE_IP text; ::ffff:a.b.c.d is taken as the IPv4 address it maps. */
+static int parse_only(const char *s, struct uroce_io_addr *a)
+{
+	static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
+
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, s, a->ip) == 1)
+		return 0;
+	if (inet_pton(AF_INET6, s, a->ip) != 1)
+		return UROCE_EINVAL;
+	if (memcmp(a->ip, mapped, sizeof(mapped)) == 0) {
+		memmove(a->ip, a->ip + 12, 4);
+		memset(a->ip + 4, 0, 12);
+		return 0;
+	}
+	a->ipv6 = true;
+	return 0;
+}
+
+static bool addr_equal(const struct uroce_io_addr *x, const struct uroce_io_addr *y)
+{
+	return x->ipv6 == y->ipv6 && memcmp(x->ip, y->ip, x->ipv6 ? 16 : 4) == 0;
+}
+
+static void fill_link(struct uroce_netif_addr *o, struct rtnl_link *link)
+{
+	struct nl_addr *ll = rtnl_link_get_addr(link);
+	const char *name = rtnl_link_get_name(link);
+
+	o->ifindex = (uint32_t)rtnl_link_get_ifindex(link);
+	o->mtu = rtnl_link_get_mtu(link);
+	memset(o->mac, 0, sizeof(o->mac));
+	if (!(rtnl_link_get_flags(link) & IFF_LOOPBACK) && ll &&
+	    nl_addr_get_len(ll) == sizeof(o->mac))
+		memcpy(o->mac, nl_addr_get_binary_addr(ll), sizeof(o->mac));
+	memset(o->ifname, 0, sizeof(o->ifname));
+	if (name)
+		strncpy(o->ifname, name, sizeof(o->ifname) - 1);
+}
+
+/* Turns one cached address into a candidate; false when it is not usable. */
+static bool make_cand(struct rtnl_addr *ra, struct nl_cache *links, struct cand *c)
+{
+	struct nl_addr *local = rtnl_addr_get_local(ra);
+	int family = rtnl_addr_get_family(ra);
+	struct rtnl_link *link;
+	bool up;
+
+	if (!local || (family != AF_INET && family != AF_INET6))
+		return false;
+	if (nl_addr_get_len(local) != (family == AF_INET ? 4u : 16u))
+		return false;
+	memset(c, 0, sizeof(*c));
+	c->a.addr.ipv6 = family == AF_INET6;
+	memcpy(c->a.addr.ip, nl_addr_get_binary_addr(local), nl_addr_get_len(local));
+	if (c->a.addr.ipv6) {
+		/* fe80::/10 */
+		if (c->a.addr.ip[0] == 0xfe && (c->a.addr.ip[1] & 0xc0) == 0x80)
+			return false;
+		if (rtnl_addr_get_flags(ra) & NETIF_V6_UNUSABLE)
+			return false;
+	}
+	link = rtnl_link_get(links, rtnl_addr_get_ifindex(ra));
+	if (!link)
+		return false; /* the link went away between the two dumps */
+	up = rtnl_link_get_flags(link) & IFF_UP;
+	c->loopback = rtnl_link_get_flags(link) & IFF_LOOPBACK;
+	fill_link(&c->a, link);
+	rtnl_link_put(link);
+	c->first = is_primary_loopback(&c->a.addr);
+	return up;
+}
+
+/* The loopback interface, for a 127.0.0.0/8 address nobody assigned; false if it is absent
+ * or down. */
+static bool loopback_entry(struct nl_cache *links, const struct uroce_io_addr *addr,
+			   struct uroce_netif_addr *o)
+{
+	for (struct nl_object *obj = nl_cache_get_first(links); obj;
+	     obj = nl_cache_get_next(obj)) {
+		struct rtnl_link *link = (struct rtnl_link *)obj;
+		unsigned flags = rtnl_link_get_flags(link);
+
+		if ((flags & IFF_LOOPBACK) && (flags & IFF_UP)) {
+			memset(o, 0, sizeof(*o));
+			o->addr = *addr;
+			fill_link(o, link);
+			return true;
+		}
+	}
+	return false;
+}
+
+static int nl_to_uroce(int nlerr)
+{
+	return nlerr == -NLE_NOMEM ? UROCE_ENOMEM : UROCE_EIO;
+}
+
+int uroce_netif_scan(const char *only, struct uroce_netif_addr *out, size_t max, size_t *n)
+{
+	struct uroce_io_addr want;
+	struct nl_sock *sk = NULL;
+	struct nl_cache *links = NULL, *addrs = NULL;
+	struct cand *cands = NULL;
+	size_t ncand = 0, total, pos = 0;
+	int err;
+
+	if (!n || (!out && max > 0))
+		return UROCE_EINVAL;
+	*n = 0;
+	if (only && parse_only(only, &want) < 0)
+		return UROCE_EINVAL;
+
+	sk = nl_socket_alloc();
+	if (!sk)
+		return UROCE_ENOMEM;
+	err = nl_connect(sk, NETLINK_ROUTE);
+	if (err < 0) {
+		err = nl_to_uroce(err);
+		goto out;
+	}
+	err = rtnl_link_alloc_cache(sk, AF_UNSPEC, &links);
+	if (err < 0) {
+		err = nl_to_uroce(err);
+		goto out;
+	}
+	err = rtnl_addr_alloc_cache(sk, &addrs);
+	if (err < 0) {
+		err = nl_to_uroce(err);
+		goto out;
+	}
+
+	total = (size_t)nl_cache_nitems(addrs);
+	cands = calloc(total ? total : 1, sizeof(*cands));
+	if (!cands) {
+		err = UROCE_ENOMEM;
+		goto out;
+	}
+	for (struct nl_object *obj = nl_cache_get_first(addrs); obj && ncand < total;
+	     obj = nl_cache_get_next(obj), pos++) {
+		struct cand *c = &cands[ncand];
+
+		if (!make_cand((struct rtnl_addr *)obj, links, c))
+			continue;
+		if (only && !addr_equal(&c->a.addr, &want))
+			continue;
+		c->pos = pos;
+		ncand++;
+	}
+	qsort(cands, ncand, sizeof(*cands), cand_cmp);
+
+	err = 0;
+	if (only) {
+		struct uroce_netif_addr hit = {0};
+
+		if (ncand > 0)
+			hit = cands[0].a;
+		else if (!is_v4_loopback_net(&want) || !loopback_entry(links, &want, &hit))
+			err = UROCE_ENOENT;
+		if (!err && max > 0) {
+			out[0] = hit;
+			*n = 1;
+		}
+		goto out;
+	}
+	for (size_t i = 0; i < ncand && i < max; i++)
+		out[i] = cands[i].a;
+	*n = ncand < max ? ncand : max;
+out:
+	free(cands);
+	if (addrs)
+		nl_cache_free(addrs);
+	if (links)
+		nl_cache_free(links);
+	nl_socket_free(sk);
+	return err;
+}

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/* Protection domains, memory regions and address handles. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "priv.h"
+
+#undef ibv_reg_mr
+#undef ibv_reg_mr_iova
+
+struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)
+{
+	struct uv_port *port = port_of(ctx);
+	struct uv_pd *pd = calloc(1, sizeof(*pd));
+	int err;
+
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&port->lock);
+	err = uroce_pd_alloc(port->eng, &pd->eng);
+	pthread_mutex_unlock(&port->lock);
+	if (err) {
+		free(pd);
+		errno = uv_errno(err);
+		return NULL;
+	}
+	pd->ibv.context = ctx;
+	return &pd->ibv;
+}
+
+int ibv_dealloc_pd(struct ibv_pd *ibpd)
+{
+	struct uv_pd *pd = (struct uv_pd *)ibpd;
+	struct uv_port *port = port_of(ibpd->context);
+	int err;
+
+	pthread_mutex_lock(&port->lock);
+	err = uroce_pd_dealloc(pd->eng);
+	pthread_mutex_unlock(&port->lock);
+	if (err)
+		return uv_errno(err);
+	free(pd);
+	return 0;
+}
+
+/* The access bits uroce acts on; IBV_ACCESS_OPTIONAL_RANGE bits (relaxed ordering and its
+ * kin) are hints a provider may ignore, and perftest sets them (facts.md section 5). */
+#define UV_ACCESS_KNOWN                                                                   \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |      \
+	 IBV_ACCESS_REMOTE_ATOMIC)
+
+static struct ibv_mr *reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
+			     unsigned access)
+{
+	struct uv_pd *pd = (struct uv_pd *)ibpd;
+	struct uv_port *port = port_of(ibpd->context);
+	struct uv_mr *mr;
+	int err;
+
+	access &= ~(unsigned)IBV_ACCESS_OPTIONAL_RANGE;
+	/* Memory windows, zero-based, on-demand and huge-page regions are not supported. */
+	if (access & ~(unsigned)UV_ACCESS_KNOWN) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(mr = calloc(1, sizeof(*mr)))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&port->lock);
+	err = uroce_mr_reg(pd->eng, addr, length, iova, access, &mr->eng);
+	pthread_mutex_unlock(&port->lock);
+	if (err) {
+		free(mr);
+		errno = uv_errno(err);
+		return NULL;
+	}
+	mr->ibv.context = ibpd->context;
+	mr->ibv.pd = ibpd;
+	mr->ibv.addr = addr;
+	mr->ibv.length = length;
+	mr->ibv.lkey = uroce_mr_lkey(mr->eng);
+	mr->ibv.rkey = uroce_mr_rkey(mr->eng);
+	mr->ibv.handle = mr->ibv.lkey;
+	return &mr->ibv;
+}
+
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	return reg_mr(pd, addr, length, (uintptr_t)addr, (unsigned)access);
+}
+
+struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+			       int access)
+{
+	return reg_mr(pd, addr, length, iova, (unsigned)access);
+}
+
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+				unsigned int access)
+{
+	return reg_mr(pd, addr, length, iova, access);
+}
+
+int ibv_dereg_mr(struct ibv_mr *ibmr)
+{
+	struct uv_mr *mr = (struct uv_mr *)ibmr;
+	struct uv_port *port = port_of(ibmr->context);
+
+	pthread_mutex_lock(&port->lock);
+	uroce_mr_dereg(mr->eng);
+	pthread_mutex_unlock(&port->lock);
+	free(mr);
+	return 0;
+}
+
+/* ---- Address handles ---- */
+
+struct ibv_ah *ibv_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
+{
+	struct uv_pd *pd = (struct uv_pd *)ibpd;
+	struct uv_port *port = port_of(ibpd->context);
+	struct uroce_ah_attr a;
+	struct uv_ah *ah;
+	int err;
+
+	/* RoCE addresses are GIDs: an AH without a GRH names no one (rxe rejects it too). */
+	if (!attr->is_global) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(ah = calloc(1, sizeof(*ah)))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	uv_ah_attr_to_engine(attr, &a);
+	pthread_mutex_lock(&port->lock);
+	err = uroce_ah_create(pd->eng, &a, &ah->eng);
+	pthread_mutex_unlock(&port->lock);
+	if (err) {
+		free(ah);
+		errno = uv_errno(err);
+		return NULL;
+	}
+	ah->ibv.context = ibpd->context;
+	ah->ibv.pd = ibpd;
+	return &ah->ibv;
+}
+
+int ibv_destroy_ah(struct ibv_ah *ibah)
+{
+	struct uv_ah *ah = (struct uv_ah *)ibah;
+	struct uv_port *port = port_of(ibah->context);
+	int err;
+
+	pthread_mutex_lock(&port->lock);
+	err = uroce_ah_destroy(ah->eng);
+	pthread_mutex_unlock(&port->lock);
+	if (err)
+		return uv_errno(err);
+	free(ah);
+	return 0;
+}
+
+/* The 40-byte network-header area of a UD receive buffer (Annex A17.4.5.2): RoCEv2 over IPv4
+ * puts the IPv4 header in its last 20 bytes, over IPv6 the whole IPv6 header fills it. The
+ * reply goes back to the source address from the GID of the local address it was sent to. */
+int ibv_init_ah_from_wc(struct ibv_context *ctx, uint8_t port_num, struct ibv_wc *wc,
+			struct ibv_grh *grh, struct ibv_ah_attr *attr)
+{
+	struct uv_device *d = port_of(ctx)->dev;
+	const uint8_t *h = (const uint8_t *)grh;
+	struct uroce_io_addr src, dst;
+	size_t i;
+
+	memset(attr, 0, sizeof(*attr));
+	if (!(wc->wc_flags & IBV_WC_GRH) || port_num != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&src, 0, sizeof(src));
+	memset(&dst, 0, sizeof(dst));
+	if ((h[20] >> 4) == 4) {
+		memcpy(src.ip, h + 20 + 12, 4);
+		memcpy(dst.ip, h + 20 + 16, 4);
+		attr->grh.traffic_class = h[21];
+	} else if ((h[0] >> 4) == 6) {
+		src.ipv6 = dst.ipv6 = true;
+		memcpy(src.ip, h + 8, 16);
+		memcpy(dst.ip, h + 24, 16);
+		attr->grh.traffic_class = (uint8_t)((h[0] << 4) | (h[1] >> 4));
+		attr->grh.flow_label = ((uint32_t)(h[1] & 0xf) << 16) | (uint32_t)h[2] << 8 | h[3];
+	} else {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < d->ngids; i++)
+		if (d->gid[i].addr.ipv6 == dst.ipv6 &&
+		    !memcmp(d->gid[i].addr.ip, dst.ip, dst.ipv6 ? 16 : 4))
+			break;
+	if (i == d->ngids) {
+		errno = ENOENT;
+		return -1;
+	}
+	struct uroce_ah_attr e = {.dgid = src, .sgid_index = (uint8_t)i, .hop_limit = 0xff,
+				  .port_num = 1};
+	uint8_t tc = attr->grh.traffic_class;
+	uint32_t fl = attr->grh.flow_label;
+	uv_ah_attr_from_engine(&e, attr);
+	attr->grh.traffic_class = tc;
+	attr->grh.flow_label = fl;
+	attr->sl = 0;
+	return 0;
+}
+
+struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
+				     uint8_t port_num)
+{
+	struct ibv_ah_attr attr;
+
+	if (ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &attr))
+		return NULL;
+	return ibv_create_ah(pd, &attr);
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/* The verbs layer (design.md "verbs is glue"): every ibv_* object is a struct that embeds the
+ * libibverbs structure the application sees (first member, so the pointer converts both
+ * ways) and holds the engine object it stands for.
+ *
+ * Threads: the engine is not thread-safe, so a device's engine belongs to its progress thread
+ * (progress.c) and to whichever application thread holds the port lock for a moment to post
+ * or create. Completion queues are the exception: the engine's CQ is a single-producer
+ * single-consumer ring, so ibv_poll_cq reads it without the port lock. */
+#ifndef UROCE_VERBS_PRIV_H
+#define UROCE_VERBS_PRIV_H
+
+#include <infiniband/verbs.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "io/impair.h"
+#include "netif.h"
+
+#define UV_DEV_NAME "uroce0"
+#define UV_MAX_GIDS UROCE_MAX_GIDS
+#define UV_BATCH 64 /* packets per recvmmsg / sendmmsg */
+
+/* ibv_query_gid_type()'s answer (rdma-core's driver.h, enum ibv_gid_type_sysfs, which the
+ * public headers do not ship). */
+enum uv_gid_type_sysfs { UV_GID_TYPE_SYSFS_ROCE_V1 = 0, UV_GID_TYPE_SYSFS_ROCE_V2 = 1 };
+
+/* The one device of a process: the host's addresses (or UROCE_IP's) as a RoCEv2 port. */
+struct uv_device {
+	struct ibv_device ibv;
+	struct uroce_netif_addr gid[UV_MAX_GIDS];
+	size_t ngids;
+	enum uroce_mtu active_mtu;
+	uint64_t guid; /* network order, as ibv_get_device_guid returns it */
+};
+
+/* What runs the engine: shared by every context opened on the device in this process, since
+ * a UDP port can be bound once per address. The socket backend and the progress thread start
+ * with the first QP, so that querying the device (ibv_devinfo) binds nothing. */
+struct uv_port {
+	struct uv_device *dev;
+	pthread_mutex_t lock; /* the engine and everything below */
+	struct uroce_dev *eng;
+	struct uroce_io *io;  /* NULL until started */
+	struct uroce_impair_cfg impair;
+	bool impaired;
+	pthread_mutex_t round_lock; /* one engine round at a time (progress.c) */
+	pthread_t thread;
+	_Atomic bool running;
+	int epfd, doorbell;   /* the thread sleeps in epoll on the backend's fd and an eventfd */
+	_Atomic bool stop;
+	_Atomic bool sleeping;  /* the thread is (about to be) in epoll_wait */
+	_Atomic bool kicked;    /* work was posted since the thread last looked */
+	unsigned refs;          /* open contexts */
+	struct uv_cq *armed;    /* CQs with a notification request, linked by next_armed */
+	struct uv_context *contexts; /* for asynchronous events */
+	uint32_t spin_us;       /* how long the thread polls after the last activity */
+	struct uv_bufs *bufs;   /* packet buffers of a round (round_lock) */
+	uint64_t deadline;      /* the engine's next deadline (both locks to write) */
+	_Atomic uint64_t app_polled; /* when an application thread last ran a round */
+};
+
+struct uv_context {
+	struct verbs_context vctx; /* ends with the ibv_context: must be first */
+	struct uv_port *port;
+	int async_wfd;             /* write end of the async_fd pipe */
+	struct uv_context *next;   /* in port->contexts */
+};
+
+struct uv_pd {
+	struct ibv_pd ibv;
+	struct uroce_pd *eng;
+};
+
+struct uv_mr {
+	struct ibv_mr ibv;
+	struct uroce_mr *eng;
+};
+
+struct uv_ah {
+	struct ibv_ah ibv;
+	struct uroce_ah *eng;
+};
+
+struct uv_comp_channel {
+	struct ibv_comp_channel ibv; /* fd: read end of a pipe carrying struct uv_cq pointers */
+	int wfd;
+};
+
+struct uv_cq {
+	struct ibv_cq ibv;
+	struct uroce_cq *eng;
+	pthread_mutex_t poll_lock; /* pollers take turns: the ring has one consumer */
+	/* Notification (ibv_req_notify_cq): armed_at is the engine's pushed count when armed;
+	 * the progress thread fires once the count moves past it. Under the port lock. */
+	bool armed;
+	uint32_t armed_at;
+	struct uv_cq *next_armed;
+	unsigned events_sent;      /* completion events written to the channel (port lock) */
+};
+
+struct uv_srq {
+	struct ibv_srq ibv;
+	struct uroce_srq *eng;
+};
+
+/* The ibv_qp_ex interface (ibv_wr_*): requests are gathered between wr_start and
+ * wr_complete and posted together. */
+struct uv_qp {
+	struct ibv_qp_ex ex;      /* begins with the ibv_qp */
+	struct uroce_qp *eng;
+	uint32_t max_inline;
+	struct uroce_send_wr *wr; /* the batch being built: cap entries */
+	struct uroce_sge *sge;    /* UROCE_MAX_SGE per entry */
+	uint8_t *inline_buf;      /* max_inline bytes per entry */
+	uint32_t nwr, cap;
+	int wr_err;               /* the first error while building; wr_complete returns it */
+};
+
+static inline struct uv_context *to_uv_context(struct ibv_context *c)
+{
+	return (struct uv_context *)((char *)c - offsetof(struct uv_context, vctx.context));
+}
+static inline struct uv_port *port_of(struct ibv_context *c) { return to_uv_context(c)->port; }
+static inline struct uv_qp *to_uv_qp(struct ibv_qp *qp) { return (struct uv_qp *)qp; }
+static inline struct uv_cq *to_uv_cq(struct ibv_cq *cq) { return (struct uv_cq *)cq; }
+
+/* device.c */
+struct uv_device *uv_device_get(void);
+/* The errno of an engine error code. */
+int uv_errno(int uroce_err);
+void uv_ah_attr_to_engine(const struct ibv_ah_attr *in, struct uroce_ah_attr *out);
+void uv_ah_attr_from_engine(const struct uroce_ah_attr *in, struct ibv_ah_attr *out);
+
+/* progress.c */
+int uv_port_open(struct uv_device *dev, struct uv_port **out);
+void uv_port_close(struct uv_port *port);
+/* Starts the socket backend and the progress thread if they are not running (port lock
+ * held). Returns 0 or an errno. */
+int uv_port_start(struct uv_port *port);
+/* After the application changed the engine under the port lock: delivers what that produced
+ * (completion events, asynchronous events) and wakes the progress thread if it sleeps.
+ * Releases the lock. */
+void uv_port_unlock_kick(struct uv_port *port);
+/* Runs deliveries (notifications, async events) with the port lock held. */
+void uv_port_deliver(struct uv_port *port);
+/* Runs one engine round on the calling thread if the port lock is free: true when packets
+ * moved. For pollers of an empty CQ. */
+bool uv_port_poll(struct uv_port *port);
+
+/* cq.c */
+void uv_cq_fire(struct uv_cq *cq);
+int uv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+int uv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+
+/* qp.c */
+int uv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+int uv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+int uv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+struct ibv_qp *uv_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr);
+/* Posts a chain of engine requests on the QP (the ibv_wr_* batch): 0 or an errno. */
+int uv_send_chain(struct uv_qp *qp, const struct uroce_send_wr *wr);
+
+/* qp_ex.c */
+int uv_qp_ex_init(struct uv_qp *qp, uint64_t send_ops_flags);
+void uv_qp_ex_free(struct uv_qp *qp);
+
+#endif

@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/* The port: the engine, the UDP socket backend and the progress thread that runs them
+ * (design.md "Runtime model").
+ *
+ * The thread receives a batch, feeds it to the engine, fires due timers, writes what the
+ * engine has to send and delivers completion and asynchronous events, then goes round again.
+ * After spin_us without traffic it sleeps in epoll on the backend's descriptor and an eventfd
+ * doorbell, with the engine's next deadline (or a delayed impaired packet's) as its timeout.
+ * Applications ring the doorbell only when the thread sleeps: posting sets `kicked`, and the
+ * thread announces `sleeping` before it looks at `kicked` a last time (both sequentially
+ * consistent), so one of the two always sees the other.
+ *
+ * The passive side of RDMA WRITE, READ and atomics needs nothing from the application: the
+ * thread answers on its own, as a NIC would. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "io/udp.h"
+#include "priv.h"
+
+#define UV_RXCAP (UROCE_MAX_DATAGRAM + 64)
+#define UV_SPIN_US_DEFAULT 200
+
+static pthread_mutex_t port_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct uv_port *the_port;
+
+static uint32_t env_u32(const char *name, uint32_t def)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtoul(s, &end, 10);
+	if (*end || v > UINT32_MAX) {
+		fprintf(stderr, "uroce: %s=%s is not a number; using %u\n", name, s, def);
+		return def;
+	}
+	return (uint32_t)v;
+}
+
+static int port_create(struct uv_device *dev, struct uv_port **out)
+{
+	struct uroce_dev_cfg cfg;
+	struct uv_port *p;
+	const char *spec = getenv("UROCE_IMPAIR");
+	char msg[160];
+	size_t i;
+	int err;
+
+	if (!(p = calloc(1, sizeof(*p))))
+		return ENOMEM;
+	p->dev = dev;
+	p->epfd = p->doorbell = -1;
+	if (spec && *spec) {
+		if (uroce_impair_parse(spec, &p->impair, msg, sizeof(msg))) {
+			fprintf(stderr, "uroce: UROCE_IMPAIR: %s\n", msg);
+			free(p);
+			return EINVAL;
+		}
+		p->impaired = true;
+	}
+	p->spin_us = env_u32("UROCE_SPIN_US", UV_SPIN_US_DEFAULT);
+
+	memset(&cfg, 0, sizeof(cfg));
+	for (i = 0; i < dev->ngids; i++)
+		cfg.gid[i] = dev->gid[i].addr;
+	cfg.ngids = (uint32_t)dev->ngids;
+	cfg.port_mtu = dev->active_mtu;
+	if ((err = uroce_dev_new(&cfg, &p->eng))) {
+		free(p);
+		return uv_errno(err);
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->round_lock, NULL);
+	*out = p;
+	return 0;
+}
+
+int uv_port_open(struct uv_device *dev, struct uv_port **out)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&port_mutex);
+	if (!the_port)
+		err = port_create(dev, &the_port);
+	if (!err) {
+		the_port->refs++;
+		*out = the_port;
+	}
+	pthread_mutex_unlock(&port_mutex);
+	return err;
+}
+
+static void port_stop(struct uv_port *p)
+{
+	uint64_t one = 1;
+
+	if (!p->running)
+		return;
+	atomic_store(&p->stop, true);
+	if (write(p->doorbell, &one, sizeof(one)) < 0) {
+		/* the eventfd cannot be full after one write; the thread also sees stop */
+	}
+	pthread_join(p->thread, NULL);
+	atomic_store(&p->running, false);
+}
+
+void uv_port_close(struct uv_port *p)
+{
+	pthread_mutex_lock(&port_mutex);
+	if (--p->refs) {
+		pthread_mutex_unlock(&port_mutex);
+		return;
+	}
+	the_port = NULL;
+	pthread_mutex_unlock(&port_mutex);
+
+	port_stop(p);
+	if (p->io)
+		uroce_io_close(p->io);
+	if (p->epfd >= 0)
+		close(p->epfd);
+	if (p->doorbell >= 0)
+		close(p->doorbell);
+	uroce_dev_free(p->eng);
+	pthread_mutex_destroy(&p->lock);
+	pthread_mutex_destroy(&p->round_lock);
+	free(p->bufs);
+	free(p);
+}
+
+/* ---- Deliveries ---- */
+
+static void async_write(struct uv_context *c, const struct ibv_async_event *ev)
+{
+	/* Non-blocking: a context that never reads its events loses the oldest ones' successors,
+	 * never the progress thread's time. */
+	if (write(c->async_wfd, ev, sizeof(*ev)) != (ssize_t)sizeof(*ev)) {
+		/* dropped */
+	}
+}
+
+static void deliver_async(struct uv_port *p)
+{
+	struct uroce_async_event e;
+	struct ibv_async_event ev;
+	struct ibv_context *owner;
+	struct uv_context *c;
+
+	while (uroce_dev_get_async_event(p->eng, &e) == 1) {
+		memset(&ev, 0, sizeof(ev));
+		ev.event_type = (enum ibv_event_type)e.type;
+		owner = NULL;
+		switch (e.type) {
+		case UROCE_EVENT_CQ_ERR: {
+			struct ibv_cq *cq = uroce_cq_user(e.element.cq);
+			ev.element.cq = cq;
+			owner = cq ? cq->context : NULL;
+			break;
+		}
+		case UROCE_EVENT_SRQ_LIMIT_REACHED: {
+			struct ibv_srq *srq = uroce_srq_user(e.element.srq);
+			ev.element.srq = srq;
+			owner = srq ? srq->context : NULL;
+			break;
+		}
+		case UROCE_EVENT_PORT_ACTIVE:
+		case UROCE_EVENT_PORT_ERR:
+			ev.element.port_num = e.element.port_num;
+			break;
+		default: {
+			struct ibv_qp *qp = uroce_qp_user(e.element.qp);
+			ev.element.qp = qp;
+			owner = qp ? qp->context : NULL;
+			break;
+		}
+		}
+		for (c = p->contexts; c; c = c->next)
+			if (!owner || owner == &c->vctx.context)
+				async_write(c, &ev);
+	}
+}
+
+void uv_port_deliver(struct uv_port *p)
+{
+	struct uv_cq **pp = &p->armed, *cq;
+
+	deliver_async(p);
+	while ((cq = *pp)) {
+		if (uroce_cq_pushed(cq->eng) != cq->armed_at) {
+			*pp = cq->next_armed;
+			cq->armed = false;
+			uv_cq_fire(cq);
+		} else {
+			pp = &cq->next_armed;
+		}
+	}
+}
+
+void uv_port_unlock_kick(struct uv_port *p)
+{
+	uint64_t one = 1;
+
+	uv_port_deliver(p);
+	pthread_mutex_unlock(&p->lock);
+	atomic_store(&p->kicked, true);
+	if (atomic_load(&p->sleeping) && p->doorbell >= 0 &&
+	    write(p->doorbell, &one, sizeof(one)) < 0) {
+		/* an eventfd write fails only at 2^64 - 1 pending: the thread is awake */
+	}
+}
+
+/* ---- Rounds ---- */
+
+struct uv_bufs {
+	struct uroce_io_pkt rx[UV_BATCH], tx[UV_BATCH];
+	uint8_t rxbuf[UV_BATCH][UV_RXCAP];
+	uint8_t txbuf[UV_BATCH][UROCE_MAX_DATAGRAM];
+};
+
+static void send_all(struct uv_port *p, struct uroce_io_pkt *pkts, size_t n)
+{
+	size_t done = 0;
+	int r;
+
+	while (done < n) {
+		r = uroce_io_send(p->io, pkts + done, n - done);
+		if (r <= 0) /* an error of the first packet: it is lost, as on a wire */
+			r = 1;
+		done += (size_t)r;
+	}
+}
+
+/* One round, round_lock held: receive a batch, run the engine on it under the port lock
+ * (fire due timers, write what is to be sent, deliver events), then send. Whoever holds
+ * round_lock may run it: the progress thread, or an application thread polling an empty CQ,
+ * which saves the hand-over between threads when the application spins anyway. One round at
+ * a time keeps packets in arrival order, and the port lock is not held across the system
+ * calls, so posting never waits for them. Returns the number of packets moved. */
+static size_t port_round(struct uv_port *p)
+{
+	struct uv_bufs *b = p->bufs;
+	struct uroce_txbatch tx = {.pkts = b->tx, .max = UV_BATCH};
+	uint64_t now;
+	int i, n;
+
+	for (i = 0; i < UV_BATCH; i++) {
+		b->rx[i].data = b->rxbuf[i];
+		b->rx[i].cap = UV_RXCAP;
+	}
+	n = uroce_io_recv(p->io, b->rx, UV_BATCH);
+	if (n < 0)
+		n = 0;
+	now = uroce_udp_now();
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < n; i++)
+		uroce_dev_recv(p->eng, &b->rx[i], now);
+	if (now >= p->deadline)
+		uroce_dev_on_timer(p->eng, now);
+	uroce_dev_write(p->eng, &tx, now);
+	uv_port_deliver(p);
+	p->deadline = uroce_dev_next_deadline(p->eng);
+	pthread_mutex_unlock(&p->lock);
+	if (tx.n)
+		send_all(p, b->tx, tx.n);
+	return (size_t)n + tx.n;
+}
+
+bool uv_port_poll(struct uv_port *p)
+{
+	size_t moved;
+
+	if (!atomic_load_explicit(&p->running, memory_order_acquire) ||
+	    pthread_mutex_trylock(&p->round_lock))
+		return false;
+	moved = port_round(p);
+	atomic_store_explicit(&p->app_polled, uroce_udp_now(), memory_order_relaxed);
+	pthread_mutex_unlock(&p->round_lock);
+	return moved > 0;
+}
+
+/* ---- The thread ---- */
+
+static void sleep_until(struct uv_port *p, uint64_t deadline, uint64_t now)
+{
+	struct epoll_event evs[2];
+	struct timespec ts, *tsp = NULL;
+	uint64_t v;
+
+	if (deadline != UROCE_NEVER) {
+		uint64_t d = deadline > now ? deadline - now : 0;
+		ts.tv_sec = (time_t)(d / 1000000000u);
+		ts.tv_nsec = (long)(d % 1000000000u);
+		tsp = &ts;
+	}
+	(void)epoll_pwait2(p->epfd, evs, 2, tsp, NULL);
+	if (read(p->doorbell, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nobody rang */
+	}
+}
+
+static void *progress_main(void *arg)
+{
+	struct uv_port *p = arg;
+	const uint64_t spin_ns = (uint64_t)p->spin_us * 1000u;
+	uint64_t now = uroce_udp_now(), last_busy = now, deadline, io_deadline;
+	size_t moved;
+
+	while (!atomic_load(&p->stop)) {
+		atomic_store(&p->kicked, false);
+		/* An application polling its CQ runs the rounds itself: stay out of its way, but
+		 * keep watching, since it may stop polling at any time. */
+		if (now - atomic_load_explicit(&p->app_polled, memory_order_relaxed) < 20000) {
+			sched_yield();
+			now = uroce_udp_now();
+			last_busy = now;
+			continue;
+		}
+		pthread_mutex_lock(&p->round_lock);
+		moved = port_round(p);
+		deadline = p->deadline;
+		io_deadline = uroce_udp_next_deadline(p->io); /* the backend is round_lock's */
+		pthread_mutex_unlock(&p->round_lock);
+		now = uroce_udp_now();
+		if (moved) {
+			last_busy = now;
+			continue;
+		}
+		if (io_deadline < deadline)
+			deadline = io_deadline;
+		/* Keep polling for a while after traffic, and whenever a deadline is nearer than
+		 * an OS sleep is precise (facts.md section 6: 20-80 us). */
+		if (now - last_busy < spin_ns || (deadline != UROCE_NEVER && deadline - now < 100000)) {
+			if (now - last_busy >= 20000)
+				sched_yield();
+			continue;
+		}
+		atomic_store(&p->sleeping, true);
+		if (!atomic_load(&p->kicked))
+			sleep_until(p, deadline, now);
+		atomic_store(&p->sleeping, false);
+		now = last_busy = uroce_udp_now();
+	}
+	return NULL;
+}
+
+int uv_port_start(struct uv_port *p)
+{
+	struct uroce_io_addr addrs[UV_MAX_GIDS];
+	struct uroce_udp_cfg cfg;
+	struct epoll_event ev = {.events = EPOLLIN};
+	sigset_t all, old;
+	size_t i;
+	int err;
+
+	if (p->running)
+		return 0;
+	if (!p->bufs && !(p->bufs = malloc(sizeof(*p->bufs))))
+		return ENOMEM;
+	for (i = 0; i < UV_BATCH; i++) {
+		p->bufs->tx[i].data = p->bufs->txbuf[i];
+		p->bufs->tx[i].cap = UROCE_MAX_DATAGRAM;
+	}
+	p->deadline = UROCE_NEVER;
+	for (i = 0; i < p->dev->ngids; i++)
+		addrs[i] = p->dev->gid[i].addr;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.addrs = addrs;
+	cfg.naddrs = p->dev->ngids;
+	cfg.impair = p->impaired ? &p->impair : NULL;
+	if ((err = uroce_udp_open(&cfg, &p->io))) {
+		fprintf(stderr, "uroce: cannot open UDP port 4791: %s\n", uroce_strerror(err));
+		p->io = NULL;
+		return EADDRINUSE;
+	}
+	if ((p->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    (p->doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
+		goto fail;
+	ev.data.fd = uroce_io_fd(p->io);
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		goto fail;
+	ev.data.fd = p->doorbell;
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->doorbell, &ev))
+		goto fail;
+
+	/* Signals are the application's: perftest's SIGALRM must not land in this thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&p->thread, NULL, progress_main, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		goto fail;
+	atomic_store_explicit(&p->running, true, memory_order_release);
+	return 0;
+fail:
+	err = errno ? errno : EAGAIN;
+	if (p->epfd >= 0)
+		close(p->epfd);
+	if (p->doorbell >= 0)
+		close(p->doorbell);
+	p->epfd = p->doorbell = -1;
+	uroce_io_close(p->io);
+	p->io = NULL;
+	return err;
+}

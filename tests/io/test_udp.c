@@ -1,0 +1,1104 @@
+/* SPDX-License-Identifier: MIT */
+/* The UDP socket backend over the loopback interface: engine-shaped datagrams (built with
+ * uroce_rocev2_build) go out through one handle and come back out of another byte for byte,
+ * headers rebuilt and ICRC verifying; TOS/ECN, TTL and source ports carried; batches,
+ * truncation, runts, refused input, the send-socket cache, the impairments on receive and the
+ * IPv4 Identification solver (against the real rxe captures when ../shared is there).
+ *
+ * Each process binds its own addresses 127.X.Y.1 and 127.X.Y.2 (X.Y from the pid; all of
+ * 127/8 reaches lo) and a port derived from the pid, so parallel runs do not meet. Waiting is
+ * poll() on the handle's fd with a generous timeout; nothing asserts on elapsed time. */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "io/udp.h"
+#include "wire/build.h"
+#include "wire/bytes.h"
+#include "wire/icrc.h"
+#include "wire/opcode.h"
+#include "wire/packet.h"
+
+#define BIG 9216
+#define WAIT_MS 10000 /* poll timeout: only reached when something is broken */
+
+static uint16_t port;                 /* receive port of every handle of this process */
+static uint16_t sport_base;           /* UDP source ports used by the tests */
+static struct uroce_io_addr a4[2];    /* 127.X.Y.1, 127.X.Y.2 */
+static const struct uroce_io_addr lo6 = {.ipv6 = true, .ip = {[15] = 1}};
+
+static int open_cfg(struct uroce_io **io, const struct uroce_io_addr *addrs, size_t n,
+		    const struct uroce_impair_cfg *im, uint32_t hold, uint32_t socks)
+{
+	struct uroce_udp_cfg cfg = {.addrs = addrs, .naddrs = n, .port = port, .impair = im,
+				    .hold_pkts = hold, .max_send_sockets = socks};
+	return uroce_udp_open(&cfg, io);
+}
+
+static struct uroce_io *open_one(const struct uroce_io_addr *addr)
+{
+	struct uroce_io *io = NULL;
+	assert_int_equal(open_cfg(&io, addr, 1, NULL, 0, 0), 0);
+	return io;
+}
+
+/* A RoCEv2 datagram as the engine builds it: IPv4 ID 0 unless asked, UDP checksum 0. */
+struct pkt_spec {
+	const struct uroce_io_addr *src, *dst;
+	uint8_t opcode;
+	uint32_t psn;
+	size_t payload_len;
+	uint8_t tos, ttl;
+	uint16_t sport, ip_id;
+};
+
+static size_t build(uint8_t *buf, size_t cap, const struct pkt_spec *s)
+{
+	static uint8_t payload[BIG];
+	struct uroce_rocev2_net net = {.ipv6 = s->src->ipv6, .tclass = s->tos,
+				       .hop_limit = s->ttl ? s->ttl : 64, .ip_id = s->ip_id,
+				       .sport = s->sport ? s->sport : sport_base};
+	uint8_t op = s->opcode ? s->opcode : UROCE_OP_RC_SEND_ONLY;
+	struct uroce_bth bth = {.opcode = op, .pkey = 0xFFFF, .destqp = 0x11, .psn = s->psn};
+	struct uroce_ext ext = {.present = uroce_opcode_info(op)->headers};
+
+	ext.reth = (struct uroce_reth){.va = 0x1000, .rkey = 0x77, .dmalen = 4096};
+	ext.aeth = (struct uroce_aeth){.syndrome = 0x1F, .msn = 5};
+	ext.deth = (struct uroce_deth){.qkey = 0x11111111, .srcqp = 3};
+	for (size_t i = 0; i < s->payload_len; i++)
+		payload[i] = (uint8_t)(s->psn * 13 + i);
+	memcpy(net.src, s->src->ip, 16);
+	memcpy(net.dst, s->dst->ip, 16);
+	ssize_t n = uroce_rocev2_build(buf, cap, NULL, &net, &bth, &ext, payload, s->payload_len);
+	assert_true(n > 0);
+	return (size_t)n;
+}
+
+/* The ICRC of an IPv4 datagram checked without parsing the BTH (a corrupted opcode would
+ * stop a dissector before the ICRC). */
+static bool icrc4_ok(const uint8_t *p, size_t len)
+{
+	uint32_t crc;
+	assert_int_equal(uroce_icrc(UROCE_ICRC_ROCEV2_IPV4, p, 28, len - 4, &crc), 0);
+	return crc == get_le32(p + len - 4);
+}
+
+static enum uroce_crc_status icrc_status(const uint8_t *p, size_t len)
+{
+	struct uroce_pkt pkt;
+	if (uroce_pkt_dissect(&pkt, UROCE_LINK_IP, p, len) < 0 || !(pkt.layers & UROCE_L_ICRC))
+		return UROCE_CRC_ABSENT;
+	return uroce_pkt_icrc_check(&pkt, NULL);
+}
+
+/* Receive descriptors, each with a buffer of cap bytes. */
+struct rxbuf {
+	size_t n;
+	struct uroce_io_pkt *pkts;
+	uint8_t *mem;
+};
+
+static void rx_init(struct rxbuf *r, size_t n, uint32_t cap)
+{
+	r->n = n;
+	r->pkts = calloc(n, sizeof(*r->pkts));
+	r->mem = malloc(n * cap);
+	assert_non_null(r->pkts);
+	assert_non_null(r->mem);
+	for (size_t i = 0; i < n; i++)
+		r->pkts[i] = (struct uroce_io_pkt){.data = r->mem + i * cap, .cap = cap};
+}
+
+static void rx_free(struct rxbuf *r)
+{
+	free(r->pkts);
+	free(r->mem);
+}
+
+/* Waits up to WAIT_MS for the handle's fd; true when readable. */
+static bool wait_readable(struct uroce_io *io, int ms)
+{
+	struct pollfd pfd = {.fd = uroce_io_fd(io), .events = POLLIN};
+	int r;
+
+	do
+		r = poll(&pfd, 1, ms);
+	while (r < 0 && errno == EINTR);
+	assert_true(r >= 0);
+	return r > 0;
+}
+
+/* Receives until `want` packets arrived into r (from index 0), or the fd stays quiet for
+ * WAIT_MS. Returns the count. */
+static size_t recv_until(struct uroce_io *io, struct rxbuf *r, size_t want)
+{
+	size_t got = 0;
+
+	while (got < want && got < r->n) {
+		int n = uroce_io_recv(io, r->pkts + got, r->n - got);
+		assert_true(n >= 0);
+		got += (size_t)n;
+		if (got < want && !n && !wait_readable(io, WAIT_MS))
+			break;
+	}
+	return got;
+}
+
+static void expect_same(const struct uroce_io_pkt *p, const uint8_t *want, size_t len)
+{
+	assert_int_equal(p->len, len);
+	assert_int_equal(p->flags, 0);
+	assert_memory_equal(p->data, want, len);
+	assert_int_equal(icrc_status(p->data, p->len), UROCE_CRC_OK);
+}
+
+static void send_ok(struct uroce_io *io, const uint8_t *data, size_t len)
+{
+	struct uroce_io_pkt p = {.data = (uint8_t *)(uintptr_t)data, .len = (uint32_t)len};
+	assert_int_equal(uroce_io_send(io, &p, 1), 1);
+}
+
+/* ---- tests ---- */
+
+static void test_counter_names(void **state)
+{
+	(void)state;
+	for (int c = 0; c < UROCE_UDP_NCOUNTERS; c++) {
+		assert_non_null(uroce_udp_counter_name((enum uroce_udp_counter)c));
+		assert_non_null(uroce_udp_counter_desc((enum uroce_udp_counter)c));
+	}
+	assert_null(uroce_udp_counter_name(UROCE_UDP_NCOUNTERS));
+	assert_string_equal(uroce_udp_counter_name(UROCE_UDP_C_send_full), "send_full");
+	assert_string_equal(uroce_udp_counter_name(UROCE_UDP_C_ip_id_solved), "ip_id_solved");
+}
+
+static int other_send(struct uroce_io *io, const struct uroce_io_pkt *p, size_t n)
+{
+	(void)io, (void)p, (void)n;
+	return 0;
+}
+
+static void test_open_errors(void **state)
+{
+	struct uroce_io *io = NULL, *io2 = NULL;
+	struct uroce_udp_cfg cfg = {.addrs = a4, .naddrs = 0, .port = port};
+	struct uroce_io_addr foreign = {.ip = {192, 0, 2, 1}}; /* TEST-NET-1: not local */
+	struct uroce_io_addr twice[2] = {a4[0], a4[0]};
+	struct uroce_impair_cfg bad = {.loss = 2};
+	(void)state;
+
+	assert_int_equal(uroce_udp_open(NULL, &io), UROCE_EINVAL);
+	assert_int_equal(uroce_udp_open(&cfg, &io), UROCE_EINVAL);
+	cfg.naddrs = UROCE_UDP_MAX_ADDRS + 1;
+	assert_int_equal(uroce_udp_open(&cfg, &io), UROCE_EINVAL);
+	cfg.naddrs = 1;
+	cfg.hold_pkts = (1u << 20) + 1;
+	assert_int_equal(uroce_udp_open(&cfg, &io), UROCE_EINVAL);
+	assert_int_equal(open_cfg(&io, &foreign, 1, NULL, 0, 0), UROCE_EINVAL);
+	assert_int_equal(open_cfg(&io, twice, 2, NULL, 0, 0), UROCE_EBUSY);
+	assert_int_equal(open_cfg(&io, a4, 1, &bad, 0, 0), UROCE_EINVAL);
+	assert_null(io);
+
+	/* The address is free again after a failed open and after close. */
+	io = open_one(&a4[0]);
+	assert_int_equal(open_cfg(&io2, a4, 1, NULL, 0, 0), UROCE_EBUSY);
+	assert_string_equal(io->ops->name, "udp");
+	assert_true(uroce_io_fd(io) >= 0);
+	assert_int_equal(uroce_udp_next_deadline(io), UINT64_MAX);
+	uroce_io_close(io);
+	io = open_one(&a4[0]);
+	uroce_io_close(io);
+
+	/* The helpers tell other backends apart. */
+	const struct uroce_io_ops ops = {.name = "other", .send = other_send};
+	struct uroce_io other = {.ops = &ops};
+	assert_null(uroce_udp_counters(&other));
+	assert_int_equal(uroce_udp_next_deadline(&other), UINT64_MAX);
+	assert_null(uroce_udp_counters(NULL));
+}
+
+/* Packets of several shapes both ways between two handles: byte-identical on arrival. */
+static void test_ipv4_roundtrip(void **state)
+{
+	static const struct {
+		uint8_t opcode;
+		size_t payload;
+		uint8_t tos, ttl;
+	} shapes[] = {
+		{UROCE_OP_RC_SEND_ONLY, 0, 0x00, 64},
+		{UROCE_OP_RC_SEND_ONLY, 1, 0x02, 1},             /* ECT(0) */
+		{UROCE_OP_RC_SEND_ONLY, 3, 0x01, 255},           /* ECT(1) */
+		{UROCE_OP_RC_RDMA_WRITE_FIRST, 1024, 0x03, 17},  /* CE */
+		{UROCE_OP_RC_RDMA_WRITE_ONLY, 4096, 0xB8, 64},   /* DSCP 46 */
+		{UROCE_OP_RC_ACKNOWLEDGE, 0, 0xBB, 64},
+		{UROCE_OP_RC_RDMA_READ_REQUEST, 0, 0x68, 2},
+		{UROCE_OP_UD_SEND_ONLY, 200, 0xFC, 64},
+		{UROCE_OP_CNP_CNP, 0, 0xC0, 64},
+	};
+	const size_t nshapes = sizeof(shapes) / sizeof(shapes[0]);
+	struct uroce_io *io[2] = {open_one(&a4[0]), open_one(&a4[1])};
+	uint8_t buf[BIG];
+	struct rxbuf r;
+	(void)state;
+
+	rx_init(&r, 16, BIG);
+	for (int from = 0; from < 2; from++) {
+		for (size_t i = 0; i < nshapes; i++) {
+			struct pkt_spec s = {.src = &a4[from], .dst = &a4[!from],
+					     .opcode = shapes[i].opcode, .psn = (uint32_t)i,
+					     .payload_len = shapes[i].payload, .tos = shapes[i].tos,
+					     .ttl = shapes[i].ttl,
+					     .sport = (uint16_t)(sport_base + i)};
+			size_t len = build(buf, sizeof(buf), &s);
+			uint64_t before = uroce_udp_now();
+
+			send_ok(io[from], buf, len);
+			assert_int_equal(recv_until(io[!from], &r, 1), 1);
+			expect_same(&r.pkts[0], buf, len);
+			assert_int_equal(r.pkts[0].tos, shapes[i].tos);
+			assert_memory_equal(&r.pkts[0].src, &a4[from], sizeof(a4[from]));
+			assert_memory_equal(&r.pkts[0].dst, &a4[!from], sizeof(a4[!from]));
+			assert_true(r.pkts[0].ts_ns >= before);
+			assert_true(r.pkts[0].ts_ns <= uroce_udp_now());
+			/* The source port is the packet's, and the destination port 4791. */
+			assert_int_equal(get_be16(r.pkts[0].data + 20), s.sport);
+			assert_int_equal(get_be16(r.pkts[0].data + 22), 4791);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		const union uroce_udp_counters *c = uroce_udp_counters(io[k]);
+		assert_int_equal(c->sent, nshapes);
+		assert_int_equal(c->received, nshapes);
+		assert_int_equal(c->delivered, nshapes);
+		assert_int_equal(c->send_sockets, nshapes);
+		assert_int_equal(c->ip_id_solved + c->ip_id_unsolved + c->truncated + c->runts, 0);
+		assert_int_equal(c->send_full + c->send_errors + c->send_socket_errors, 0);
+		uroce_io_close(io[k]);
+	}
+	rx_free(&r);
+}
+
+/* ::1 to itself (lo has one IPv6 address): traffic class with ECN, hop limit, flow label 0. */
+static void test_ipv6_roundtrip(void **state)
+{
+	static const uint8_t tclass[] = {0x00, 0x02, 0x03, 0xB9};
+	struct uroce_io *io = NULL;
+	uint8_t buf[BIG];
+	struct rxbuf r;
+	(void)state;
+
+	int err = open_cfg(&io, &lo6, 1, NULL, 0, 0);
+	if (err == UROCE_EINVAL) {
+		print_message("skipped: no IPv6 loopback (::1) to bind\n");
+		skip();
+	}
+	assert_int_equal(err, 0);
+	rx_init(&r, 4, BIG);
+	for (size_t i = 0; i < sizeof(tclass); i++) {
+		struct pkt_spec s = {.src = &lo6, .dst = &lo6, .psn = (uint32_t)i,
+				     .payload_len = 100 * i + 7, .tos = tclass[i],
+				     .ttl = (uint8_t)(1 + 60 * i),
+				     .sport = (uint16_t)(sport_base + i)};
+		size_t len = build(buf, sizeof(buf), &s);
+
+		send_ok(io, buf, len);
+		assert_int_equal(recv_until(io, &r, 1), 1);
+		expect_same(&r.pkts[0], buf, len);
+		assert_int_equal(r.pkts[0].tos, tclass[i]);
+		assert_memory_equal(&r.pkts[0].src, &lo6, sizeof(lo6));
+		assert_memory_equal(&r.pkts[0].dst, &lo6, sizeof(lo6));
+		assert_int_equal(get_be16(r.pkts[0].data + 40), s.sport);
+	}
+	uroce_io_close(io);
+	rx_free(&r);
+}
+
+/* One handle on an IPv4 and the IPv6 address: one fd for both. */
+static void test_two_families(void **state)
+{
+	const struct uroce_io_addr addrs[2] = {a4[0], lo6};
+	struct uroce_io *io = NULL;
+	uint8_t b4[BIG], b6[BIG];
+	struct rxbuf r;
+	(void)state;
+
+	int err = open_cfg(&io, addrs, 2, NULL, 0, 0);
+	if (err == UROCE_EINVAL) {
+		print_message("skipped: no IPv6 loopback (::1) to bind\n");
+		skip();
+	}
+	assert_int_equal(err, 0);
+	struct pkt_spec s4 = {.src = &a4[0], .dst = &a4[0], .psn = 1, .payload_len = 64};
+	struct pkt_spec s6 = {.src = &lo6, .dst = &lo6, .psn = 2, .payload_len = 64};
+	size_t l4 = build(b4, sizeof(b4), &s4), l6 = build(b6, sizeof(b6), &s6);
+	struct uroce_io_pkt out[2] = {{.data = b4, .len = (uint32_t)l4},
+				      {.data = b6, .len = (uint32_t)l6}};
+	assert_int_equal(uroce_io_send(io, out, 2), 2);
+	rx_init(&r, 4, BIG);
+	assert_int_equal(recv_until(io, &r, 2), 2);
+	/* One per socket; which socket is read first rotates. */
+	int i4 = r.pkts[0].src.ipv6 ? 1 : 0;
+	expect_same(&r.pkts[i4], b4, l4);
+	expect_same(&r.pkts[!i4], b6, l6);
+	uroce_io_close(io);
+	rx_free(&r);
+}
+
+/* 64 packets in one send call, through 4 source ports in runs of 8 (so several sendmmsg
+ * calls), come back in order; then 200 more into a larger receive batch. */
+static void test_batch(void **state)
+{
+	struct uroce_io *a = open_one(&a4[0]), *b = open_one(&a4[1]);
+	static uint8_t bufs[200][1200];
+	struct uroce_io_pkt out[200];
+	size_t lens[200];
+	struct rxbuf r;
+	(void)state;
+
+	for (size_t i = 0; i < 200; i++) {
+		struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .psn = (uint32_t)i,
+				     .payload_len = 1024, .sport = (uint16_t)(sport_base + i / 8 % 4)};
+		lens[i] = build(bufs[i], sizeof(bufs[i]), &s);
+		out[i] = (struct uroce_io_pkt){.data = bufs[i], .len = (uint32_t)lens[i]};
+	}
+	rx_init(&r, 256, BIG);
+	assert_int_equal(uroce_io_send(a, out, 64), 64);
+	assert_int_equal(recv_until(b, &r, 64), 64);
+	for (size_t i = 0; i < 64; i++)
+		expect_same(&r.pkts[i], bufs[i], lens[i]);
+	assert_int_equal(uroce_io_send(a, out + 64, 136), 136);
+	assert_int_equal(recv_until(b, &r, 136), 136);
+	for (size_t i = 0; i < 136; i++)
+		expect_same(&r.pkts[i], bufs[64 + i], lens[64 + i]);
+	assert_int_equal(uroce_udp_counters(a)->sent, 200);
+	assert_int_equal(uroce_udp_counters(a)->send_sockets, 4);
+	assert_int_equal(uroce_udp_counters(b)->delivered, 200);
+	/* Nothing left: recv returns 0 and the fd is quiet. */
+	assert_int_equal(uroce_io_recv(b, r.pkts, r.n), 0);
+	assert_false(wait_readable(b, 0));
+	uroce_io_close(a);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+/* Sending more than the receive buffer holds: the kernel drops the excess, and the handle
+ * learns how many from the next datagram that gets through (SO_RXQ_OVFL). */
+static void test_receive_overflow(void **state)
+{
+	struct uroce_io *a = open_one(&a4[0]), *b = open_one(&a4[1]);
+	static uint8_t buf[8192];
+	struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .payload_len = 8000};
+	size_t len = build(buf, sizeof(buf), &s);
+	struct uroce_io_pkt out[64];
+	struct rxbuf r;
+	(void)state;
+
+	for (size_t i = 0; i < 64; i++)
+		out[i] = (struct uroce_io_pkt){.data = buf, .len = (uint32_t)len};
+	/* 64 MiB, far more than any receive buffer (the kernel caps it at 2 x rmem_max). */
+	for (size_t sent = 0; sent < 8192; sent += 64)
+		assert_int_equal(uroce_io_send(a, out, 64), 64);
+	rx_init(&r, 64, BIG);
+	const union uroce_udp_counters *c = uroce_udp_counters(b), *ca = uroce_udp_counters(a);
+	while (uroce_io_recv(b, r.pkts, r.n) > 0)
+		;
+	send_ok(a, buf, len);
+	/* Every datagram the kernel took from a is either received or counted as dropped. */
+	while (c->received + c->recv_overflows < ca->sent) {
+		int k = uroce_io_recv(b, r.pkts, r.n);
+		assert_true(k >= 0);
+		if (!k)
+			assert_true(wait_readable(b, WAIT_MS));
+	}
+	assert_int_equal(c->received + c->recv_overflows, ca->sent);
+	assert_true(c->recv_overflows > 0);
+	assert_int_equal(c->delivered, c->received);
+	uroce_io_close(a);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+/* Datagrams longer than the buffer are cut and flagged; the headers still give the whole
+ * length, so the bytes kept are the original's first ones. */
+static void test_truncation(void **state)
+{
+	static const uint32_t caps[] = {100, 28, 20, 1};
+	struct uroce_io *a = open_one(&a4[0]), *b = open_one(&a4[1]);
+	uint8_t buf[BIG], small[128];
+	struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .payload_len = 1000};
+	size_t len = build(buf, sizeof(buf), &s);
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		struct uroce_io_pkt p = {.data = small, .cap = caps[i]};
+		memset(small, 0xEE, sizeof(small));
+		send_ok(a, buf, len);
+		assert_true(wait_readable(b, WAIT_MS));
+		assert_int_equal(uroce_io_recv(b, &p, 1), 1);
+		assert_int_equal(p.len, caps[i]);
+		assert_int_equal(p.flags, UROCE_IO_PKT_TRUNC);
+		assert_memory_equal(small, buf, caps[i]);
+		assert_int_equal(small[caps[i]], 0xEE); /* nothing past cap */
+	}
+	/* Exactly the length fits: not truncated. */
+	struct rxbuf r;
+	rx_init(&r, 1, (uint32_t)len);
+	send_ok(a, buf, len);
+	assert_int_equal(recv_until(b, &r, 1), 1);
+	expect_same(&r.pkts[0], buf, len);
+	assert_int_equal(uroce_udp_counters(b)->truncated, 4);
+	uroce_io_close(a);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+/* A plain UDP socket bound to `from`, sending raw payloads to the handle at `to`. */
+static int raw_socket(const struct uroce_io_addr *from, uint16_t from_port)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(from_port)};
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	assert_true(fd >= 0);
+	memcpy(&sa.sin_addr, from->ip, 4);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+static void raw_send_port(int fd, const struct uroce_io_addr *to, uint16_t to_port,
+			  const uint8_t *p, size_t len)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(to_port)};
+	memcpy(&sa.sin_addr, to->ip, 4);
+	assert_int_equal(sendto(fd, p, len, 0, (struct sockaddr *)&sa, sizeof(sa)), (ssize_t)len);
+}
+
+static void raw_send(int fd, const struct uroce_io_addr *to, const uint8_t *p, size_t len)
+{
+	raw_send_port(fd, to, port, p, len);
+}
+
+/* Datagrams too short for a BTH and an ICRC are dropped and counted; the packets after them
+ * in the same receive batch move up. */
+static void test_runts(void **state)
+{
+	struct uroce_io *b = open_one(&a4[1]);
+	uint8_t g1[BIG], g2[BIG], junk[16] = {0};
+	struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .payload_len = 33,
+			     .sport = sport_base};
+	int fd = raw_socket(&a4[0], sport_base);
+	struct rxbuf r;
+	(void)state;
+
+	size_t l1 = build(g1, sizeof(g1), &s);
+	s.psn = 1;
+	s.payload_len = 2000;
+	size_t l2 = build(g2, sizeof(g2), &s);
+	raw_send(fd, &a4[1], g1 + 28, l1 - 28);
+	raw_send(fd, &a4[1], junk, 0);
+	raw_send(fd, &a4[1], junk, 15);
+	raw_send(fd, &a4[1], g2 + 28, l2 - 28);
+	raw_send(fd, &a4[1], junk, 16); /* BTH + ICRC: delivered, the engine judges it */
+	rx_init(&r, 8, BIG);
+	assert_int_equal(recv_until(b, &r, 3), 3);
+	expect_same(&r.pkts[0], g1, l1);
+	expect_same(&r.pkts[1], g2, l2);
+	assert_int_equal(r.pkts[2].len, 28 + 16);
+	assert_int_equal(uroce_udp_counters(b)->runts, 2);
+	assert_int_equal(uroce_udp_counters(b)->received, 5);
+	close(fd);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+/* A wildcard address receives for every local one: the destination comes from IP_PKTINFO. */
+static void test_wildcard_address(void **state)
+{
+	const struct uroce_io_addr any = {.ip = {0}};
+	struct uroce_io *b = NULL;
+	uint8_t buf[BIG];
+	struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .payload_len = 77,
+			     .sport = sport_base};
+	size_t len = build(buf, sizeof(buf), &s);
+	uint16_t wport = 0;
+	struct rxbuf r;
+	(void)state;
+
+	/* 0.0.0.0:port clashes with any other socket on that port: find a free one. */
+	for (int attempt = 0; attempt < 64 && !b; attempt++) {
+		struct uroce_udp_cfg cfg = {.addrs = &any, .naddrs = 1,
+					    .port = (uint16_t)(port + 1 + attempt * 97)};
+		if (uroce_udp_open(&cfg, &b) == 0)
+			wport = cfg.port;
+	}
+	assert_non_null(b);
+	int fd = raw_socket(&a4[0], sport_base);
+	raw_send_port(fd, &a4[1], wport, buf + 28, len - 28);
+	rx_init(&r, 1, BIG);
+	assert_int_equal(recv_until(b, &r, 1), 1);
+	expect_same(&r.pkts[0], buf, len);
+	assert_memory_equal(&r.pkts[0].dst, &a4[1], sizeof(a4[1]));
+	close(fd);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+static void test_send_refuses(void **state)
+{
+	struct uroce_io *a = open_one(&a4[0]), *b = open_one(&a4[1]);
+	uint8_t good[BIG], bad[BIG];
+	struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .payload_len = 10};
+	size_t len = build(good, sizeof(good), &s);
+	struct uroce_io_pkt p[3] = {{.data = good, .len = (uint32_t)len},
+				    {.data = bad, .len = (uint32_t)len},
+				    {.data = good, .len = (uint32_t)len}};
+	struct rxbuf r;
+	(void)state;
+
+	memset(bad, 0, sizeof(bad));
+	assert_int_equal(uroce_io_send(a, p, 3), 1);
+	assert_int_equal(uroce_io_send(a, &p[1], 2), UROCE_EINVAL);
+	assert_int_equal(uroce_io_send(a, p, 0), 0);
+	/* Lengths that disagree, options, a fragment, not UDP. */
+	struct {
+		size_t off;
+		uint8_t val;
+	} breaks[] = {{3, 0}, {0, 0x46}, {6, 0x20}, {9, 6}, {25, 0}};
+	for (size_t i = 0; i < sizeof(breaks) / sizeof(breaks[0]); i++) {
+		memcpy(bad, good, len);
+		bad[breaks[i].off] = breaks[i].val;
+		assert_int_equal(uroce_io_send(a, &p[1], 1), UROCE_EINVAL);
+	}
+	p[1].len = (uint32_t)len - 1;
+	memcpy(bad, good, len);
+	assert_int_equal(uroce_io_send(a, &p[1], 1), UROCE_EINVAL);
+
+	/* A source address that is not local: taken, counted, lost. */
+	struct uroce_io_addr foreign = {.ip = {192, 0, 2, 1}};
+	struct pkt_spec f = {.src = &foreign, .dst = &a4[1], .payload_len = 10};
+	size_t flen = build(bad, sizeof(bad), &f);
+	send_ok(a, bad, flen);
+	assert_int_equal(uroce_udp_counters(a)->send_socket_errors, 1);
+	assert_int_equal(uroce_udp_counters(a)->sent, 1);
+
+	rx_init(&r, 4, BIG);
+	assert_int_equal(recv_until(b, &r, 1), 1);
+	expect_same(&r.pkts[0], good, len);
+	uroce_io_close(a);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+/* With room for two send sockets, three source ports take turns: the least recently used
+ * socket is closed each time, and every packet still leaves from its own port. */
+static void test_send_socket_cache(void **state)
+{
+	struct uroce_io *a = NULL, *b = open_one(&a4[1]);
+	uint8_t buf[BIG];
+	struct rxbuf r;
+	(void)state;
+
+	assert_int_equal(open_cfg(&a, a4, 1, NULL, 0, 2), 0);
+	rx_init(&r, 1, BIG);
+	for (uint32_t i = 0; i < 6; i++) {
+		struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .psn = i, .payload_len = 8,
+				     .sport = (uint16_t)(sport_base + i % 3)};
+		size_t len = build(buf, sizeof(buf), &s);
+		send_ok(a, buf, len);
+		assert_int_equal(recv_until(b, &r, 1), 1);
+		expect_same(&r.pkts[0], buf, len);
+	}
+	assert_int_equal(uroce_udp_counters(a)->send_sockets, 6);
+	assert_int_equal(uroce_udp_counters(a)->send_evictions, 4);
+	uroce_io_close(a);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+/* ---- the IPv4 Identification solver ---- */
+
+/* A sender that puts a nonzero ID in the header it covers with the ICRC (as rxe does): the
+ * wire says ID 0 (unconnected DF socket), the receiver solves the ID back. */
+static void test_ip_id_solved_end_to_end(void **state)
+{
+	struct uroce_io *a = open_one(&a4[0]), *b = open_one(&a4[1]);
+	uint8_t buf[BIG];
+	struct rxbuf r;
+	(void)state;
+
+	rx_init(&r, 1, BIG);
+	for (uint32_t i = 0; i < 4; i++) {
+		struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .psn = i,
+				     .payload_len = 300 * i, .ip_id = (uint16_t)(0x1234 * (i + 1))};
+		size_t len = build(buf, sizeof(buf), &s);
+		send_ok(a, buf, len);
+		assert_int_equal(recv_until(b, &r, 1), 1);
+		expect_same(&r.pkts[0], buf, len);
+		assert_int_equal(get_be16(r.pkts[0].data + 4), s.ip_id);
+	}
+	assert_int_equal(uroce_udp_counters(a)->sent_ip_id_nonzero, 4);
+	assert_int_equal(uroce_udp_counters(b)->ip_id_solved, 4);
+	uroce_io_close(a);
+	uroce_io_close(b);
+
+	/* Turned off: delivered with ID 0, so the ICRC fails. */
+	struct uroce_udp_cfg cfg = {.addrs = &a4[1], .naddrs = 1, .port = port,
+				    .no_ip_id_solve = true};
+	a = open_one(&a4[0]);
+	assert_int_equal(uroce_udp_open(&cfg, &b), 0);
+	struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .payload_len = 50, .ip_id = 7};
+	size_t len = build(buf, sizeof(buf), &s);
+	send_ok(a, buf, len);
+	assert_int_equal(recv_until(b, &r, 1), 1);
+	assert_int_equal(get_be16(r.pkts[0].data + 4), 0);
+	assert_int_equal(icrc_status(r.pkts[0].data, r.pkts[0].len), UROCE_CRC_BAD);
+	assert_int_equal(uroce_udp_counters(b)->ip_id_solved + uroce_udp_counters(b)->ip_id_unsolved, 0);
+	uroce_io_close(a);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+/* A corrupted packet: no ID makes it verify, so it is delivered unchanged (ID 0) for the
+ * engine to count its ICRC failure. */
+static void test_ip_id_corrupted_not_accepted(void **state)
+{
+	struct uroce_io *b = open_one(&a4[1]);
+	int fd = raw_socket(&a4[0], sport_base);
+	uint8_t buf[BIG];
+	struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .payload_len = 500,
+			     .sport = sport_base};
+	size_t len = build(buf, sizeof(buf), &s);
+	struct rxbuf r;
+	(void)state;
+
+	buf[28 + 12 + 100] ^= 0x10; /* one payload bit, ICRC left as it was */
+	raw_send(fd, &a4[1], buf + 28, len - 28);
+	rx_init(&r, 1, BIG);
+	assert_int_equal(recv_until(b, &r, 1), 1);
+	assert_int_equal(r.pkts[0].len, len);
+	assert_memory_equal(r.pkts[0].data, buf, len);
+	assert_int_equal(icrc_status(r.pkts[0].data, r.pkts[0].len), UROCE_CRC_BAD);
+	assert_int_equal(uroce_udp_counters(b)->ip_id_unsolved, 1);
+	assert_int_equal(uroce_udp_counters(b)->ip_id_solved, 0);
+	close(fd);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+static void set_id(uint8_t *p, uint16_t id)
+{
+	put_be16(p + 4, id);
+	put_be16(p + 10, 0);
+	put_be16(p + 10, uroce_ipv4_checksum(p, 20));
+}
+
+static void test_ip_id_solver_units(void **state)
+{
+	uint8_t buf[BIG], orig[BIG];
+	uint16_t id;
+	(void)state;
+
+	for (size_t plen = 0; plen < 4200; plen += 397) {
+		struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .payload_len = plen,
+				     .ip_id = (uint16_t)(plen * 31 + 1)};
+		size_t len = build(orig, sizeof(orig), &s);
+		memcpy(buf, orig, len);
+		assert_int_equal(uroce_udp_solve_ipv4_id(buf, len, &id), UROCE_UDP_ID_OK);
+		assert_int_equal(id, s.ip_id);
+		/* From any wrong ID, the right one comes back. */
+		for (uint32_t wrong = 0; wrong < 0x10000; wrong += 0x0F0F) {
+			if (wrong == s.ip_id)
+				continue;
+			set_id(buf, (uint16_t)wrong);
+			assert_int_equal(uroce_udp_solve_ipv4_id(buf, len, &id), UROCE_UDP_ID_SOLVED);
+			assert_int_equal(id, s.ip_id);
+			assert_memory_equal(buf, orig, len);
+		}
+	}
+	/* Not applicable. */
+	struct pkt_spec s6 = {.src = &lo6, .dst = &lo6, .payload_len = 10};
+	size_t len6 = build(buf, sizeof(buf), &s6);
+	assert_int_equal(uroce_udp_solve_ipv4_id(buf, len6, NULL), UROCE_UDP_ID_UNCHECKED);
+	struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .payload_len = 10};
+	size_t len = build(buf, sizeof(buf), &s);
+	assert_int_equal(uroce_udp_solve_ipv4_id(buf, len - 1, NULL), UROCE_UDP_ID_UNCHECKED);
+	assert_int_equal(uroce_udp_solve_ipv4_id(buf, 28 + 15, NULL), UROCE_UDP_ID_UNCHECKED);
+}
+
+/* What solving costs in detection: corrupt a packet (ID 0, as uroce sends) with random bit
+ * patterns and count how often some ID "repairs" it. About 2^-16 of the patterns are
+ * expected to be accepted (the 16 ID bits span 2^16 of the 2^32 CRC syndromes); printed for
+ * docs/udp.md. Deterministic (fixed generator), so the count never changes. */
+static void test_ip_id_false_acceptance(void **state)
+{
+	uint8_t orig[BIG], buf[BIG];
+	struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .payload_len = 1024};
+	size_t len = build(orig, sizeof(orig), &s);
+	size_t first = 28, span = len - first; /* BTH .. ICRC */
+	size_t accepted_1bit = 0, accepted = 0, trials = 100000;
+	(void)state;
+
+	/* Every single-bit error outside BTH byte 4 (masked). */
+	for (size_t bit = 0; bit < span * 8; bit++) {
+		if (bit / 8 == 4)
+			continue;
+		memcpy(buf, orig, len);
+		buf[first + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		enum uroce_udp_id_result res = uroce_udp_solve_ipv4_id(buf, len, NULL);
+		assert_true(res == UROCE_UDP_ID_NONE || res == UROCE_UDP_ID_SOLVED);
+		accepted_1bit += res == UROCE_UDP_ID_SOLVED;
+	}
+	/* Random patterns of 2..8 bits. */
+	for (size_t t = 0; t < trials; t++) {
+		memcpy(buf, orig, len);
+		unsigned k = 2 + (unsigned)(test_rand() % 7);
+		for (unsigned j = 0; j < k; j++) {
+			size_t bit = test_rand() % (span * 8);
+			if (bit / 8 != 4)
+				buf[first + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		}
+		accepted += uroce_udp_solve_ipv4_id(buf, len, NULL) == UROCE_UDP_ID_SOLVED;
+	}
+	print_message("ID solver, %zu-byte packet: %zu of %zu single-bit errors and %zu of %zu "
+		      "random 2..8-bit errors accepted (2^-16 x %zu = %.1f expected)\n",
+		      len, accepted_1bit, (span - 1) * 8, accepted, trials, trials,
+		      (double)trials / 65536);
+	/* A wide bound: only a broken solver (accepting far more) fails it. */
+	assert_true(accepted < 40);
+	assert_true(accepted_1bit < 10);
+}
+
+struct capture_walk {
+	size_t rocev2_ipv4, nonzero, solved;
+};
+
+static void check_rxe_frame(void *ctx, size_t number, enum uroce_link link,
+			    const uint8_t *data, size_t len)
+{
+	struct capture_walk *w = ctx;
+	struct uroce_pkt pkt;
+	uint8_t buf[BIG];
+	uint16_t id;
+	(void)number;
+
+	if (uroce_pkt_dissect(&pkt, link, data, len) < 0 || pkt.encap != UROCE_ENCAP_ROCEV2 ||
+	    !(pkt.layers & UROCE_L_IPV4) || !(pkt.layers & UROCE_L_ICRC))
+		return;
+	/* The IP datagram without Ethernet padding. */
+	size_t dlen = pkt.ip4.total_len;
+	assert_true(pkt.l3_off + dlen <= len && dlen <= sizeof(buf));
+	const uint8_t *orig = data + pkt.l3_off;
+	assert_int_equal(uroce_pkt_icrc_check(&pkt, NULL), UROCE_CRC_OK);
+	w->rocev2_ipv4++;
+	w->nonzero += pkt.ip4.id != 0;
+
+	/* What a UDP receiver rebuilds: ID 0, the header checksum of that. */
+	memcpy(buf, orig, dlen);
+	set_id(buf, 0);
+	enum uroce_udp_id_result res = uroce_udp_solve_ipv4_id(buf, dlen, &id);
+	assert_int_equal(res, pkt.ip4.id ? UROCE_UDP_ID_SOLVED : UROCE_UDP_ID_OK);
+	assert_int_equal(id, pkt.ip4.id);
+	assert_memory_equal(buf, orig, dlen);
+	assert_true(icrc4_ok(buf, dlen));
+	w->solved += res == UROCE_UDP_ID_SOLVED;
+}
+
+/* Every RoCEv2/IPv4 packet of the rxe captures: ID zeroed, solved back to rxe's. */
+static void test_ip_id_rxe_captures(void **state)
+{
+	const char *dir = test_captures_dir();
+	struct capture_walk w = {0};
+	struct dirent *de;
+	char path[4200];
+	(void)state;
+
+	if (!dir) {
+		print_message("skipped: no ../shared/testdata/captures\n");
+		skip();
+	}
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		size_t nl = strlen(de->d_name);
+		if (strncmp(de->d_name, "rxe-", 4) || nl < 5 || strcmp(de->d_name + nl - 5, ".pcap"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		assert_true(test_each_frame(path, check_rxe_frame, &w) > 0);
+	}
+	closedir(d);
+	print_message("rxe captures: %zu RoCEv2/IPv4 packets, %zu with a nonzero ID, all solved\n",
+		      w.rocev2_ipv4, w.nonzero);
+	assert_true(w.rocev2_ipv4 > 100);
+	assert_true(w.nonzero > w.rocev2_ipv4 / 2);
+	assert_int_equal(w.solved, w.nonzero);
+}
+
+/* ---- impairments on receive ---- */
+
+static void send_n(struct uroce_io *a, uint8_t (*bufs)[1200], size_t *lens, size_t n)
+{
+	struct uroce_io_pkt out[64];
+
+	assert_true(n <= 64);
+	for (size_t i = 0; i < n; i++) {
+		struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .psn = (uint32_t)i,
+				     .payload_len = 100 + i};
+		lens[i] = build(bufs[i], sizeof(bufs[i]), &s);
+		out[i] = (struct uroce_io_pkt){.data = bufs[i], .len = (uint32_t)lens[i]};
+	}
+	assert_int_equal(uroce_io_send(a, out, n), (int)n);
+}
+
+/* Reads until the handle has taken n datagrams from its socket (whatever it delivered). */
+static size_t drain_received(struct uroce_io *b, struct rxbuf *r, uint64_t n)
+{
+	size_t got = 0;
+
+	while (uroce_udp_counters(b)->received < n) {
+		int k = uroce_io_recv(b, r->pkts + got, r->n - got);
+		assert_true(k >= 0);
+		got += (size_t)k;
+		if (uroce_udp_counters(b)->received < n)
+			assert_true(wait_readable(b, WAIT_MS));
+	}
+	return got;
+}
+
+static void test_impair_loss(void **state)
+{
+	struct uroce_impair_cfg im = {.loss = 1};
+	struct uroce_io *a = open_one(&a4[0]), *b = NULL;
+	static uint8_t bufs[64][1200];
+	size_t lens[64];
+	struct rxbuf r;
+	(void)state;
+
+	assert_int_equal(open_cfg(&b, &a4[1], 1, &im, 0, 0), 0);
+	rx_init(&r, 64, BIG);
+	send_n(a, bufs, lens, 20);
+	assert_int_equal(drain_received(b, &r, 20), 0);
+	assert_int_equal(uroce_udp_counters(b)->impair_lost, 20);
+	assert_int_equal(uroce_udp_counters(b)->delivered, 0);
+	assert_int_equal(uroce_udp_next_deadline(b), UINT64_MAX);
+	uroce_io_close(a);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+/* dup=1: every packet twice, the copy after its original. Receiving one at a time leaves
+ * copies in the hold queue, due at once: the fd says so. */
+static void test_impair_dup(void **state)
+{
+	struct uroce_impair_cfg im = {.dup = 1};
+	struct uroce_io *a = open_one(&a4[0]), *b = NULL;
+	static uint8_t bufs[64][1200];
+	size_t lens[64], count[10] = {0};
+	struct rxbuf r;
+	(void)state;
+
+	assert_int_equal(open_cfg(&b, &a4[1], 1, &im, 0, 0), 0);
+	rx_init(&r, 64, BIG);
+	send_n(a, bufs, lens, 10);
+	assert_int_equal(recv_until(b, &r, 20), 20);
+	for (size_t i = 0; i < 20; i++) {
+		uint32_t psn = get_be24(r.pkts[i].data + 28 + 9);
+		assert_true(psn < 10);
+		expect_same(&r.pkts[i], bufs[psn], lens[psn]);
+		count[psn]++;
+	}
+	for (size_t i = 0; i < 10; i++)
+		assert_int_equal(count[i], 2);
+	const union uroce_udp_counters *c = uroce_udp_counters(b);
+	assert_int_equal(c->impair_duplicated, 10);
+	assert_int_equal(c->received + c->impair_duplicated, c->delivered);
+
+	/* One descriptor at a time: the copy waits, and the fd is readable for it. */
+	send_n(a, bufs, lens, 1);
+	struct uroce_io_pkt one = r.pkts[0];
+	assert_true(wait_readable(b, WAIT_MS));
+	assert_int_equal(uroce_io_recv(b, &one, 1), 1);
+	expect_same(&one, bufs[0], lens[0]);
+	assert_true(uroce_udp_next_deadline(b) <= uroce_udp_now());
+	assert_true(wait_readable(b, WAIT_MS));
+	assert_int_equal(uroce_io_recv(b, &one, 1), 1);
+	expect_same(&one, bufs[0], lens[0]);
+	assert_int_equal(uroce_udp_next_deadline(b), UINT64_MAX);
+	assert_false(wait_readable(b, 0));
+	assert_int_equal(c->received + c->impair_duplicated, c->delivered);
+	uroce_io_close(a);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+/* A fixed delay holds every packet until its deadline; the fd wakes the caller then. The
+ * hold queue is bounded: beyond it, packets are dropped and counted. */
+static void test_impair_delay(void **state)
+{
+	struct uroce_impair_cfg im = {.delay_ns = 200000000}; /* 200 ms */
+	struct uroce_io *a = open_one(&a4[0]), *b = NULL;
+	static uint8_t bufs[64][1200];
+	size_t lens[64];
+	struct rxbuf r;
+	(void)state;
+
+	assert_int_equal(open_cfg(&b, &a4[1], 1, &im, 4, 0), 0);
+	rx_init(&r, 64, BIG);
+	send_n(a, bufs, lens, 6);
+	/* Each packet is due 200 ms after the call that read it: calls made before then hand
+	 * nothing over (checked only when they did end before then). */
+	uint64_t t0 = uroce_udp_now();
+	size_t got = drain_received(b, &r, 6);
+	if (uroce_udp_now() < t0 + im.delay_ns)
+		assert_int_equal(got, 0);
+	const union uroce_udp_counters *c = uroce_udp_counters(b);
+	assert_int_equal(c->received, 6);
+	assert_int_equal(c->impair_delayed, 6);
+	assert_int_equal(c->hold_full, 2);
+	uint64_t deadline = uroce_udp_next_deadline(b);
+	if (!got)
+		assert_true(deadline != UINT64_MAX && deadline >= t0 + im.delay_ns);
+	/* Before the deadline the fd is quiet. */
+	bool readable = wait_readable(b, 0);
+	if (uroce_udp_now() < deadline)
+		assert_false(readable);
+
+	while (got < 4) {
+		assert_true(wait_readable(b, WAIT_MS));
+		int k = uroce_io_recv(b, r.pkts + got, r.n - got);
+		assert_true(k >= 0);
+		got += (size_t)k;
+	}
+	assert_int_equal(got, 4);
+	for (size_t i = 0; i < 4; i++) {
+		expect_same(&r.pkts[i], bufs[i], lens[i]);
+		assert_true(r.pkts[i].ts_ns >= t0 + im.delay_ns);
+	}
+	assert_int_equal(uroce_udp_next_deadline(b), UINT64_MAX);
+	assert_false(wait_readable(b, 0));
+	assert_int_equal(c->delivered, 4);
+	assert_int_equal(c->received, c->delivered + c->hold_full);
+	uroce_io_close(a);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+/* Delay and duplication with a hold queue of 3: the first packet and its copy are held, the
+ * second packet too, everything else is dropped and counted; the counters balance. */
+static void test_impair_delay_dup_bounded(void **state)
+{
+	struct uroce_impair_cfg im = {.dup = 1, .delay_ns = 20000000}; /* 20 ms */
+	struct uroce_io *a = open_one(&a4[0]), *b = NULL;
+	static uint8_t bufs[64][1200];
+	size_t lens[64];
+	struct rxbuf r;
+	(void)state;
+
+	assert_int_equal(open_cfg(&b, &a4[1], 1, &im, 3, 0), 0);
+	rx_init(&r, 64, BIG);
+	send_n(a, bufs, lens, 4);
+	const union uroce_udp_counters *c = uroce_udp_counters(b);
+	size_t got = drain_received(b, &r, 4);
+	assert_int_equal(c->impair_duplicated, 4);
+	assert_int_equal(c->hold_full, 5);
+	while (got < 3) {
+		assert_true(wait_readable(b, WAIT_MS));
+		int k = uroce_io_recv(b, r.pkts + got, r.n - got);
+		assert_true(k >= 0);
+		got += (size_t)k;
+	}
+	assert_int_equal(got, 3);
+	expect_same(&r.pkts[0], bufs[0], lens[0]);
+	expect_same(&r.pkts[1], bufs[0], lens[0]);
+	expect_same(&r.pkts[2], bufs[1], lens[1]);
+	assert_int_equal(c->received + c->impair_duplicated, c->delivered + c->hold_full);
+	assert_int_equal(uroce_udp_next_deadline(b), UINT64_MAX);
+	uroce_io_close(a);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+/* corrupt=1: every packet delivered with bits flipped where the ICRC sees them, after the
+ * headers were rebuilt (so the ID solver never "repairs" an impairment). */
+static void test_impair_corrupt(void **state)
+{
+	struct uroce_impair_cfg im = {.corrupt = 1, .corrupt_bits = 3, .seed = 5};
+	struct uroce_io *a = open_one(&a4[0]), *b = NULL;
+	static uint8_t bufs[64][1200];
+	size_t lens[64];
+	struct rxbuf r;
+	(void)state;
+
+	assert_int_equal(open_cfg(&b, &a4[1], 1, &im, 0, 0), 0);
+	rx_init(&r, 64, BIG);
+	send_n(a, bufs, lens, 30);
+	assert_int_equal(recv_until(b, &r, 30), 30);
+	for (size_t i = 0; i < 30; i++) {
+		assert_int_equal(r.pkts[i].len, lens[i]);
+		assert_memory_equal(r.pkts[i].data, bufs[i], 28); /* headers untouched */
+		assert_false(icrc4_ok(r.pkts[i].data, r.pkts[i].len));
+	}
+	assert_int_equal(uroce_udp_counters(b)->impair_corrupted, 30);
+	assert_int_equal(uroce_udp_counters(b)->ip_id_solved, 0);
+	uroce_io_close(a);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+/* Picks this process's addresses and a port that binds on both. */
+static int setup(void **state)
+{
+	unsigned pid = (unsigned)getpid();
+	(void)state;
+
+	for (int k = 0; k < 2; k++)
+		a4[k] = (struct uroce_io_addr){
+			.ip = {127, (uint8_t)(1 + (pid >> 8) % 254), (uint8_t)pid, (uint8_t)(k + 1)}};
+	sport_base = (uint16_t)(0xC000 | (pid * 40503u & 0x3FF0));
+	for (int attempt = 0; attempt < 64; attempt++) {
+		struct uroce_io *io = NULL;
+		port = (uint16_t)(10000 + (pid * 7919u + (unsigned)attempt * 211u) % 20000);
+		if (open_cfg(&io, a4, 2, NULL, 0, 0) == 0) {
+			uroce_io_close(io);
+			return 0;
+		}
+	}
+	print_message("no free port to bind on %u.%u.%u.x\n", a4[0].ip[0], a4[0].ip[1], a4[0].ip[2]);
+	return -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counter_names),
+		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_ipv4_roundtrip),
+		cmocka_unit_test(test_ipv6_roundtrip),
+		cmocka_unit_test(test_two_families),
+		cmocka_unit_test(test_batch),
+		cmocka_unit_test(test_receive_overflow),
+		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_runts),
+		cmocka_unit_test(test_wildcard_address),
+		cmocka_unit_test(test_send_refuses),
+		cmocka_unit_test(test_send_socket_cache),
+		cmocka_unit_test(test_ip_id_solved_end_to_end),
+		cmocka_unit_test(test_ip_id_corrupted_not_accepted),
+		cmocka_unit_test(test_ip_id_solver_units),
+		cmocka_unit_test(test_ip_id_false_acceptance),
+		cmocka_unit_test(test_ip_id_rxe_captures),
+		cmocka_unit_test(test_impair_loss),
+		cmocka_unit_test(test_impair_dup),
+		cmocka_unit_test(test_impair_delay),
+		cmocka_unit_test(test_impair_delay_dup_bounded),
+		cmocka_unit_test(test_impair_corrupt),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

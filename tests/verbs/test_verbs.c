@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: MIT */
+/* The verbs API of liburoce in one process: queries, misuse and the errors the man pages
+ * promise, and real traffic between QPs of the same device over UDP on a loopback address
+ * (SEND/RECV, WRITE with immediate, READ, atomics, the ibv_wr_* interface, UD with the
+ * 40-byte header area and ibv_create_ah_from_wc, completion channels, flush on error). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <infiniband/verbs.h>
+
+#define TEST_IP "127.0.4.1"
+#define BUF 65536
+
+struct env {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_comp_channel *ch;
+	uint8_t *buf;
+	struct ibv_mr *mr;
+};
+
+static struct env E;
+
+static int setup(void **state)
+{
+	struct ibv_device **list;
+	int n;
+
+	(void)state;
+	setenv("UROCE_IP", TEST_IP, 1);
+	list = ibv_get_device_list(&n);
+	if (!list || n != 1)
+		return -1;
+	E.ctx = ibv_open_device(list[0]);
+	ibv_free_device_list(list);
+	if (!E.ctx)
+		return -1;
+	E.pd = ibv_alloc_pd(E.ctx);
+	E.ch = ibv_create_comp_channel(E.ctx);
+	E.cq = ibv_create_cq(E.ctx, 256, &E, E.ch, 0);
+	E.buf = aligned_alloc(4096, BUF);
+	E.mr = ibv_reg_mr(E.pd, E.buf, BUF,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+				  IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_RELAXED_ORDERING);
+	return E.pd && E.ch && E.cq && E.buf && E.mr ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	assert_int_equal(ibv_dereg_mr(E.mr), 0);
+	assert_int_equal(ibv_destroy_cq(E.cq), 0);
+	assert_int_equal(ibv_destroy_comp_channel(E.ch), 0);
+	assert_int_equal(ibv_dealloc_pd(E.pd), 0);
+	assert_int_equal(ibv_close_device(E.ctx), 0);
+	free(E.buf);
+	return 0;
+}
+
+/* Waits for one completion (bounded by a generous number of polls, never by time). */
+static struct ibv_wc wait_wc(void)
+{
+	struct ibv_wc wc;
+	long i;
+
+	for (i = 0; i < 2000000000L; i++) {
+		int n = ibv_poll_cq(E.cq, 1, &wc);
+		assert_true(n >= 0);
+		if (n == 1)
+			return wc;
+	}
+	fail_msg("no completion");
+	return wc;
+}
+
+static void test_queries(void **state)
+{
+	struct ibv_device_attr da;
+	struct ibv_port_attr pa;
+	struct ibv_gid_entry ge;
+	union ibv_gid gid;
+	__be16 pkey;
+	static const uint8_t want[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 4, 1};
+
+	(void)state;
+	assert_string_equal(ibv_get_device_name(E.ctx->device), "uroce0");
+	assert_int_equal(ibv_query_device(E.ctx, &da), 0);
+	assert_int_equal(da.vendor_id, 0xffffff);
+	assert_int_equal(da.vendor_part_id, 0);
+	assert_true(da.max_qp_rd_atom > 0);
+	assert_int_equal(da.phys_port_cnt, 1);
+	assert_int_equal(ibv_query_port(E.ctx, 1, &pa), 0);
+	assert_int_equal(pa.state, IBV_PORT_ACTIVE);
+	assert_int_equal(pa.link_layer, IBV_LINK_LAYER_ETHERNET);
+	assert_int_equal(pa.active_mtu, IBV_MTU_4096); /* lo: MTU 65536 */
+	assert_int_not_equal(ibv_query_port(E.ctx, 2, &pa), 0);
+	assert_int_equal(ibv_query_gid(E.ctx, 1, 0, &gid), 0);
+	assert_memory_equal(gid.raw, want, 16);
+	assert_int_equal(ibv_query_gid_ex(E.ctx, 1, 0, &ge, 0), 0);
+	assert_int_equal(ge.gid_type, IBV_GID_TYPE_ROCE_V2);
+	assert_int_equal(ibv_query_gid_ex(E.ctx, 1, 1, &ge, 0), ENODATA);
+	assert_int_equal(ibv_query_pkey(E.ctx, 1, 0, &pkey), 0);
+	assert_int_equal(ntohs(pkey), 0xffff);
+	assert_true(E.ctx->num_comp_vectors >= 1);
+	assert_string_equal(ibv_wc_status_str(IBV_WC_WR_FLUSH_ERR), "Work Request Flushed Error");
+}
+
+static struct ibv_qp *make_qp(enum ibv_qp_type type, uint64_t send_ops)
+{
+	struct ibv_qp_init_attr_ex a;
+
+	memset(&a, 0, sizeof(a));
+	a.send_cq = a.recv_cq = E.cq;
+	a.cap.max_send_wr = 64;
+	a.cap.max_recv_wr = 64;
+	a.cap.max_send_sge = 2;
+	a.cap.max_recv_sge = 2;
+	a.cap.max_inline_data = 64;
+	a.qp_type = type;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD;
+	a.pd = E.pd;
+	if (send_ops) {
+		a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		a.send_ops_flags = send_ops;
+	}
+	return ibv_create_qp_ex(E.ctx, &a);
+}
+
+static void ah_to_self(struct ibv_ah_attr *ah)
+{
+	memset(ah, 0, sizeof(*ah));
+	ah->is_global = 1;
+	ah->port_num = 1;
+	ah->grh.hop_limit = 64;
+	assert_int_equal(ibv_query_gid(E.ctx, 1, 0, &ah->grh.dgid), 0);
+}
+
+/* RESET -> INIT -> RTR -> RTS towards the peer QP number. */
+static void connect_rc(struct ibv_qp *qp, uint32_t peer)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+						       IBV_QP_ACCESS_FLAGS), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = peer;
+	a.rq_psn = 0x123;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	ah_to_self(&a.ah_attr);
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+						       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+						       IBV_QP_MAX_DEST_RD_ATOMIC |
+						       IBV_QP_MIN_RNR_TIMER), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x123;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+						       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+						       IBV_QP_MAX_QP_RD_ATOMIC), 0);
+	assert_int_equal(qp->state, IBV_QPS_RTS);
+}
+
+static void post_recv(struct ibv_qp *qp, uint64_t off, uint32_t len, uint64_t id)
+{
+	struct ibv_sge sge = {(uintptr_t)E.buf + off, len, E.mr->lkey};
+	struct ibv_recv_wr wr = {.wr_id = id, .sg_list = &sge, .num_sge = 1}, *bad;
+	assert_int_equal(ibv_post_recv(qp, &wr, &bad), 0);
+}
+
+static void test_misuse(void **state)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp *qp;
+	struct ibv_sge sge = {(uintptr_t)E.buf, 8, 0};
+	struct ibv_send_wr wr = {.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND}, *bad = NULL;
+	struct ibv_recv_wr rwr = {.sg_list = &sge, .num_sge = 1}, *rbad;
+	struct ibv_ah_attr aa;
+	int i, err = 0;
+
+	(void)state;
+	sge.lkey = E.mr->lkey;
+	errno = 0;
+	assert_null(ibv_create_cq(E.ctx, 0, NULL, NULL, 0));
+	assert_int_equal(errno, EINVAL);
+	assert_null(ibv_reg_mr(E.pd, E.buf, 64, IBV_ACCESS_REMOTE_WRITE));
+	assert_int_equal(errno, EINVAL);
+	memset(&aa, 0, sizeof(aa));
+	assert_null(ibv_create_ah(E.pd, &aa)); /* no GRH: no RoCE address */
+	assert_int_equal(errno, EINVAL);
+
+	assert_non_null(qp = make_qp(IBV_QPT_RC, 0));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE), EINVAL); /* RESET -> RTS */
+	assert_int_equal(ibv_post_send(qp, &wr, &bad), EINVAL);        /* in RESET */
+	assert_ptr_equal(bad, &wr);
+	assert_int_equal(ibv_dealloc_pd(E.pd), EBUSY);
+	assert_int_equal(ibv_destroy_cq(E.cq), EBUSY);
+	assert_int_equal(ibv_destroy_comp_channel(E.ch), EBUSY);
+
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+						       IBV_QP_ACCESS_FLAGS), 0);
+	for (i = 0; i < 100 && !err; i++)
+		err = ibv_post_recv(qp, &rwr, &rbad);
+	assert_int_equal(err, ENOMEM); /* the receive queue holds 64 */
+	assert_int_equal(i, 65);
+
+	/* To ERR: the 64 receives flush. */
+	a.qp_state = IBV_QPS_ERR;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+	for (i = 0; i < 64; i++) {
+		struct ibv_wc wc = wait_wc();
+		assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+		assert_int_equal(wc.qp_num, qp->qp_num);
+	}
+	assert_int_equal(ibv_destroy_qp(qp), 0);
+}
+
+static void test_rc_traffic(void **state)
+{
+	struct ibv_qp *a = make_qp(IBV_QPT_RC, 0), *b = make_qp(IBV_QPT_RC, 0);
+	struct ibv_sge sge;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	uint64_t *atom = (uint64_t *)(E.buf + 8192);
+	int i;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	connect_rc(a, b->qp_num);
+	connect_rc(b, a->qp_num);
+	for (i = 0; i < 4096; i++)
+		E.buf[i] = (uint8_t)(i * 7 + 1);
+
+	/* SEND with immediate, 3000 bytes (three 1024-byte packets), with a completion event. */
+	post_recv(b, 16384, 4096, 77);
+	assert_int_equal(ibv_req_notify_cq(E.cq, 0), 0);
+	sge = (struct ibv_sge){(uintptr_t)E.buf, 3000, E.mr->lkey};
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.imm_data = htonl(0xabcdef01);
+	assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+	assert_int_equal(ibv_get_cq_event(E.ch, &ev_cq, &ev_ctx), 0);
+	assert_ptr_equal(ev_cq, E.cq);
+	assert_ptr_equal(ev_ctx, &E);
+	ibv_ack_cq_events(ev_cq, 1);
+	for (i = 0; i < 2; i++) {
+		wc = wait_wc();
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		if (wc.opcode == IBV_WC_RECV) {
+			assert_int_equal(wc.wr_id, 77);
+			assert_int_equal(wc.byte_len, 3000);
+			assert_true(wc.wc_flags & IBV_WC_WITH_IMM);
+			assert_int_equal(ntohl(wc.imm_data), 0xabcdef01);
+			assert_int_equal(wc.qp_num, b->qp_num);
+		} else {
+			assert_int_equal(wc.opcode, IBV_WC_SEND);
+			assert_int_equal(wc.wr_id, 1);
+		}
+	}
+	assert_memory_equal(E.buf + 16384, E.buf, 3000);
+
+	/* RDMA WRITE of 4096 bytes to offset 20480, then READ it back to 32768. */
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr_id = 2;
+	sge.length = 4096;
+	wr.wr.rdma.remote_addr = (uintptr_t)E.buf + 20480;
+	wr.wr.rdma.rkey = E.mr->rkey;
+	assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+	wc = wait_wc();
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_RDMA_WRITE);
+	assert_memory_equal(E.buf + 20480, E.buf, 4096);
+
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.wr_id = 3;
+	sge.addr = (uintptr_t)E.buf + 32768;
+	wr.wr.rdma.remote_addr = (uintptr_t)E.buf + 20480;
+	assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+	wc = wait_wc();
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_RDMA_READ);
+	assert_int_equal(wc.byte_len, 4096);
+	assert_memory_equal(E.buf + 32768, E.buf, 4096);
+
+	/* Atomics on an 8-byte word; the old value lands in the local buffer. */
+	atom[0] = 40;
+	sge = (struct ibv_sge){(uintptr_t)(atom + 1), 8, E.mr->lkey};
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = (uintptr_t)atom;
+	wr.wr.atomic.rkey = E.mr->rkey;
+	wr.wr.atomic.compare_add = 2;
+	assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+	wc = wait_wc();
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.opcode, IBV_WC_FETCH_ADD);
+	assert_int_equal(atom[1], 40);
+	assert_int_equal(atom[0], 42);
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.compare_add = 42;
+	wr.wr.atomic.swap = 7;
+	assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+	wc = wait_wc();
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(atom[1], 42);
+	assert_int_equal(atom[0], 7);
+
+	/* A bad rkey: remote access error, and the QP goes to ERR. */
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.rkey = E.mr->rkey ^ 0x80;
+	sge.addr = (uintptr_t)E.buf;
+	assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+	wc = wait_wc();
+	assert_int_equal(wc.status, IBV_WC_REM_ACCESS_ERR);
+
+	assert_int_equal(ibv_destroy_qp(a), 0);
+	assert_int_equal(ibv_destroy_qp(b), 0);
+	while (ibv_poll_cq(E.cq, 1, &wc) == 1) {
+	}
+}
+
+static void test_wr_api(void **state)
+{
+	uint64_t ops = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND;
+	struct ibv_qp *a = make_qp(IBV_QPT_RC, ops), *b = make_qp(IBV_QPT_RC, 0);
+	struct ibv_qp_ex *x;
+	struct ibv_wc wc;
+	int i;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(x = ibv_qp_to_qp_ex(a));
+	assert_null(ibv_qp_to_qp_ex(b)); /* created without send_ops_flags */
+	connect_rc(a, b->qp_num);
+	connect_rc(b, a->qp_num);
+	memset(E.buf + 40000, 0, 2048);
+	post_recv(b, 48000, 64, 9);
+
+	ibv_wr_start(x);
+	x->wr_id = 11;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(x, E.mr->rkey, (uintptr_t)E.buf + 40000);
+	ibv_wr_set_sge(x, E.mr->lkey, (uintptr_t)E.buf, 2048);
+	x->wr_id = 12;
+	ibv_wr_send(x);
+	ibv_wr_set_inline_data(x, "inline!", 8);
+	assert_int_equal(ibv_wr_complete(x), 0);
+	for (i = 0; i < 3; i++) {
+		wc = wait_wc();
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	}
+	assert_memory_equal(E.buf + 40000, E.buf, 2048);
+	assert_string_equal((char *)E.buf + 48000, "inline!");
+
+	/* A setter without a builder is an error reported by ibv_wr_complete. */
+	ibv_wr_start(x);
+	ibv_wr_set_sge(x, E.mr->lkey, (uintptr_t)E.buf, 8);
+	assert_int_equal(ibv_wr_complete(x), EINVAL);
+
+	assert_int_equal(ibv_destroy_qp(a), 0);
+	assert_int_equal(ibv_destroy_qp(b), 0);
+}
+
+static void test_ud(void **state)
+{
+	struct ibv_qp *a = make_qp(IBV_QPT_UD, 0), *b = make_qp(IBV_QPT_UD, 0);
+	struct ibv_qp_attr at;
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah, *back;
+	struct ibv_sge sge = {(uintptr_t)E.buf, 100, 0};
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+	struct ibv_qp *q[2] = {a, b};
+	int i;
+
+	(void)state;
+	sge.lkey = E.mr->lkey;
+	for (i = 0; i < 2; i++) {
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_INIT;
+		at.port_num = 1;
+		at.qkey = 0x11111111;
+		assert_int_equal(ibv_modify_qp(q[i], &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+							       IBV_QP_PORT | IBV_QP_QKEY), 0);
+		at.qp_state = IBV_QPS_RTR;
+		assert_int_equal(ibv_modify_qp(q[i], &at, IBV_QP_STATE), 0);
+		at.qp_state = IBV_QPS_RTS;
+		at.sq_psn = 5;
+		assert_int_equal(ibv_modify_qp(q[i], &at, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+	}
+	post_recv(b, 50000, 40 + 1024, 5);
+	ah_to_self(&aa);
+	assert_non_null(ah = ibv_create_ah(E.pd, &aa));
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = b->qp_num;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+	for (i = 0; i < 2; i++) {
+		wc = wait_wc();
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		if (wc.opcode == IBV_WC_RECV)
+			break;
+	}
+	assert_int_equal(wc.opcode, IBV_WC_RECV);
+	assert_int_equal(wc.byte_len, 40 + 100);
+	assert_true(wc.wc_flags & IBV_WC_GRH);
+	assert_int_equal(wc.src_qp, a->qp_num);
+	assert_int_equal(E.buf[50000 + 20] >> 4, 4); /* the IPv4 header at bytes 20..39 */
+	assert_memory_equal(E.buf + 50040, E.buf, 100);
+	assert_non_null(back = ibv_create_ah_from_wc(E.pd, &wc, (struct ibv_grh *)(E.buf + 50000), 1));
+	assert_int_equal(ibv_destroy_ah(back), 0);
+	assert_int_equal(ibv_destroy_ah(ah), 0);
+	assert_int_equal(ibv_destroy_qp(a), 0);
+	assert_int_equal(ibv_destroy_qp(b), 0);
+	while (ibv_poll_cq(E.cq, 1, &wc) == 1) {
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_queries),
+		cmocka_unit_test(test_misuse),
+		cmocka_unit_test(test_rc_traffic),
+		cmocka_unit_test(test_wr_api),
+		cmocka_unit_test(test_ud),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
