@@ -24,7 +24,8 @@
 
 #define UROCE_NEVER UINT64_MAX     /* no deadline */
 #define UROCE_MAX_GIDS 16          /* entries of a device's GID table */
-#define UROCE_MAX_RD_ATOMIC 16     /* max_rd_atomic / max_dest_rd_atomic limit */
+#define UROCE_MAX_RD_ATOMIC 128    /* max_rd_atomic / max_dest_rd_atomic limit: rxe's
+                                   * RXE_MAX_QP_RD_ATOM, since perftest asks for the peer's */
 #define UROCE_MAX_INLINE 512       /* max_inline_data limit */
 #define UROCE_MAX_SGE 32           /* max_send_sge / max_recv_sge limit */
 #define UROCE_MAX_WR 16384         /* queue depth limit */
