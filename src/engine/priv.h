@@ -142,6 +142,7 @@ enum res_kind { RES_NONE, RES_READ, RES_ATOMIC };
 struct resp_res {
 	enum res_kind kind;
 	bool pending;              /* responses left to send from cur_psn */
+	bool replay;               /* ... and they answer a duplicate (rc_duplicate) */
 	uint32_t first_psn, last_psn, cur_psn;
 	uint64_t va;               /* READ: the remote address, R_Key and length */
 	uint32_t rkey, len;

@@ -263,9 +263,13 @@ static struct resp_res *res_alloc(struct uroce_qp *qp, uint32_t psn)
 	struct resp_res *res;
 
 	/* With max_dest_rd_atomic 0 the QP accepts none; a requester that has more
-	 * outstanding than it allows finds the next resource still busy: both are invalid
-	 * requests. */
-	if (!rs->nres || (res = &rs->res[rs->res_next])->pending) {
+	 * outstanding than it allows finds the next resource still answering its original
+	 * request: both are invalid requests. A resource busy only replaying answers to
+	 * duplicates is taken over: a requester within its limit that sends a new request has
+	 * received everything of the oldest one, so the replay is of no use to it (rxe recycles
+	 * the oldest resource the same way, rxe_resp.c). Found by perftest under loss. */
+	res = rs->nres ? &rs->res[rs->res_next] : NULL;
+	if (!res || (res->pending && !res->replay)) {
 		resp_fail(qp, psn, UROCE_NAK_INVALID_REQ, UROCE_WC_REM_INV_REQ_ERR);
 		return NULL;
 	}
@@ -403,6 +407,7 @@ static void rc_duplicate(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	}
 	res->cur_psn = pkt->bth.psn;
 	res->pending = true;
+	res->replay = true;
 	sched_add(qp);
 }
 
