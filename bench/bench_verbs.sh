@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# uroce against raw UDP, in one run on the same two addresses (docs/performance.md "Verbs
+# over UDP"): unmodified perftest on the drop-in libibverbs.so.1 next to udp_baseline.
+#
+#   bandwidth     ib_write_bw -s 65536 -m 4096 (RC, 64 KiB RDMA WRITEs, MTU 4096)
+#                 against 4 KiB UDP datagrams, sendmmsg/recvmmsg      goal: >= 0.7 of UDP
+#   latency       ib_send_lat -s 64 (one way: half the round trip, as perftest prints it)
+#                 against a 64 B busy-poll UDP ping-pong's half round trip  goal: <= 1.5x
+#   message rate  ib_write_bw -s 64 (and with -q 2, --post_list 16) against 64 B UDP
+#                 datagrams, sendmmsg/recvmmsg
+#
+# Environment: UROCE_BUILD (the build directory, default ./build), UROCE_UDP_BASELINE (the
+# udp_baseline program), BENCH_SECONDS (3: each bandwidth and rate run), BENCH_LAT_ITERS
+# (10000), BENCH_REPS (3: the table keeps each figure's best run), BENCH_SERVER_IP and
+# BENCH_CLIENT_IP (127.0.0.2, 127.0.0.1), BENCH_PORT (18820: perftest's handshake).
+# UROCE_SPIN_US and any other UROCE_ variable pass through to both sides. Figures drift
+# between runs on shared VMs (by a factor of 2 within minutes on the project's 2-vCPU VMs):
+# each uroce figure is measured right after its baseline, and the ratios are what to compare.
+# `cmake --build build --target bench_verbs` runs it with the build's paths.
+set -u
+
+build=${UROCE_BUILD:-build}
+lib=$(cd "$build/lib" 2>/dev/null && pwd) || { echo "no $build/lib: build first"; exit 1; }
+udp=${UROCE_UDP_BASELINE:-$build/bench/udp_baseline}
+secs=${BENCH_SECONDS:-3}
+lat_iters=${BENCH_LAT_ITERS:-10000}
+reps=${BENCH_REPS:-3}
+srv_ip=${BENCH_SERVER_IP:-127.0.0.2}
+cli_ip=${BENCH_CLIENT_IP:-127.0.0.1}
+port=${BENCH_PORT:-18820}
+
+[ -x "$udp" ] || { echo "no udp_baseline at $udp"; exit 1; }
+for p in ib_write_bw ib_send_lat; do
+	command -v $p >/dev/null || { echo "$p missing: apt-get install perftest"; exit 1; }
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# perftest NAME PROG ARGS...: server on srv_ip in the background, client on cli_ip; the
+# client's output goes to $tmp/NAME.out. Returns the client's status.
+perftest() {
+	local name=$1 prog=$2 rc
+	shift 2
+	local common=(-d uroce0 -x 0 -F -p "$port")
+	UROCE_IP=$srv_ip LD_LIBRARY_PATH=$lib timeout 120 "$prog" "${common[@]}" "$@" \
+		>"$tmp/$name.srv" 2>&1 &
+	local srv=$!
+	sleep 0.5 # the server listens on its TCP port before the client connects
+	UROCE_IP=$cli_ip LD_LIBRARY_PATH=$lib timeout 120 "$prog" "${common[@]}" "$@" "$srv_ip" \
+		>"$tmp/$name.out" 2>&1
+	rc=$?
+	wait $srv
+	if [ $rc -ne 0 ]; then
+		echo "  $name: $prog failed ($rc):"
+		sed 's/^/    client: /' "$tmp/$name.out" | tail -n 5
+		sed 's/^/    server: /' "$tmp/$name.srv" | tail -n 5
+	fi
+	return $rc
+}
+
+# The figures row of perftest's report (the line after the one starting with " #bytes"),
+# field N.
+pt_field() {
+	awk -v f="$2" 'found && NF > 3 { print $f; exit } /^ *#bytes/ { found = 1 }' "$tmp/$1.out"
+}
+
+# key=value from udp_baseline's "result" line.
+udp_field() {
+	awk -v k="$2" '$1 == "result" { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1)
+		{ print substr($i, length(k) + 2); exit } }' "$tmp/$1.out"
+}
+
+run_udp() {
+	local name=$1
+	shift
+	if ! "$udp" "$@" --src "$cli_ip" --dst "$srv_ip" >"$tmp/$name.out" 2>&1; then
+		echo "  $name: udp_baseline failed:"
+		sed 's/^/    /' "$tmp/$name.out"
+	fi
+}
+
+# best max|min VALUE...: the best of the numeric values (best-of-N, as bench_dissect.sh:
+# other work on a shared VM only ever makes a run slower).
+best() {
+	local how=$1
+	shift
+	printf '%s\n' "$@" | awk -v how="$how" '/^[0-9.]+$/ {
+		if (!n++ || (how == "max" ? $1 > b : $1 < b)) b = $1 }
+		END { if (n) print b; else print "n/a" }'
+}
+
+echo "bench_verbs: $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+	"UROCE_SPIN_US=${UROCE_SPIN_US:-default}, ${secs} s runs, best of $reps"
+echo "  library: $lib/libibverbs.so.1; $srv_ip (server) and $cli_ip (client)"
+echo "  UDP: udp_baseline bw -l 4096 | pingpong -l 64 -n $lat_iters | bw -l 64"
+echo "  uroce: ib_write_bw -s 65536 -m 4096 -D $secs | ib_send_lat -s 64 -n $lat_iters |" \
+	"ib_write_bw -s 64 -D $secs [-q 2 | --post_list 16]"
+
+udp_gbps=() udp_ow50=() udp_ow99=() udp_pps=() bw=() lat50=() lat99=() rate=() rate_q2=() rate_pl=()
+for r in $(seq "$reps"); do
+	echo
+	echo "== run $r of $reps"
+	# Each uroce figure right after its baseline, so that both see the same load.
+	run_udp udp_bw.$r bw -l 4096 -s "$secs"
+	perftest write_bw.$r ib_write_bw -s 65536 -m 4096 -D "$secs" --report_gbits
+	run_udp udp_pp.$r pingpong -l 64 -n "$lat_iters"
+	perftest send_lat.$r ib_send_lat -s 64 -n "$lat_iters"
+	run_udp udp_rate.$r bw -l 64 -s "$secs"
+	perftest rate.$r ib_write_bw -s 64 -D "$secs"
+	perftest rate_q2.$r ib_write_bw -s 64 -D "$secs" -q 2
+	perftest rate_pl.$r ib_write_bw -s 64 -D "$secs" --post_list 16
+
+	udp_gbps+=("$(udp_field udp_bw.$r gbps)")
+	udp_ow50+=("$(udp_field udp_pp.$r oneway_p50_us)")
+	udp_ow99+=("$(udp_field udp_pp.$r oneway_p99_us)")
+	udp_pps+=("$(udp_field udp_rate.$r pps)")
+	bw+=("$(pt_field write_bw.$r 4)")
+	lat50+=("$(pt_field send_lat.$r 5)")
+	lat99+=("$(pt_field send_lat.$r 8)")
+	rate+=("$(pt_field rate.$r 5)")
+	rate_q2+=("$(pt_field rate_q2.$r 5)")
+	rate_pl+=("$(pt_field rate_pl.$r 5)")
+	k=$((r - 1))
+	echo "  bandwidth    UDP 4 KiB ${udp_gbps[k]} Gbit/s;" \
+		"ib_write_bw 64 KiB ${bw[k]} Gbit/s"
+	echo "  latency      UDP one way ${udp_ow50[k]} us median, ${udp_ow99[k]} us p99;" \
+		"ib_send_lat ${lat50[k]} us typical, ${lat99[k]} us p99"
+	echo "  64 B rate    UDP ${udp_pps[k]} datagrams/s; ib_write_bw ${rate[k]} Mpps," \
+		"-q 2 ${rate_q2[k]}, --post_list 16 ${rate_pl[k]}"
+done
+
+# The table: the best run of each, the ratio and the goal (Markdown, for performance.md).
+awk -v bw="$(best max "${bw[@]}")" -v ubw="$(best max "${udp_gbps[@]}")" \
+	-v l50="$(best min "${lat50[@]}")" -v u50="$(best min "${udp_ow50[@]}")" \
+	-v l99="$(best min "${lat99[@]}")" -v u99="$(best min "${udp_ow99[@]}")" \
+	-v r="$(best max "${rate[@]}")" -v rq="$(best max "${rate_q2[@]}")" \
+	-v rp="$(best max "${rate_pl[@]}")" -v upps="$(best max "${udp_pps[@]}")" '
+function num(x) { return x ~ /^[0-9.]+$/ }
+function fmt(x, d) { return num(x) ? sprintf("%." d "f", x) : "n/a" }
+function ratio(a, b, suffix) {
+	return num(a) && num(b) && b > 0 ? sprintf("%.2f%s", a / b, suffix) : ""
+}
+function row(what, u, b, q, goal) {
+	printf "| %-40s | %8s | %8s | %8s | %-16s |\n", what, u, b, q, goal
+}
+BEGIN {
+	upm = num(upps) ? upps / 1e6 : "n/a"
+	row("measure", "uroce", "raw UDP", "ratio", "goal")
+	row("----------------------------------------", "--------", "--------", "--------",
+	    "----------------")
+	q = ratio(bw, ubw, "")
+	goal = q == "" ? ">= 0.7" : (q + 0 >= 0.7 ? ">= 0.7: met" : ">= 0.7: not met")
+	row("bandwidth, Gbit/s (64 KiB WRITE; 4 KiB)", fmt(bw, 2), fmt(ubw, 2), q, goal)
+	q = ratio(l50, u50, "x")
+	goal = q == "" ? "<= 1.5x" : (q + 0 <= 1.5 ? "<= 1.5x: met" : "<= 1.5x: not met")
+	row("one-way latency median, us (64 B SEND)", fmt(l50, 2), fmt(u50, 2), q, goal)
+	row("one-way latency p99, us", fmt(l99, 2), fmt(u99, 2), ratio(l99, u99, "x"), "")
+	row("message rate, Mpps (64 B WRITE; 64 B)", fmt(r, 3), fmt(upm, 3), ratio(r, upm, ""), "")
+	row("  ib_write_bw -q 2", fmt(rq, 3), "", ratio(rq, upm, ""), "")
+	row("  ib_write_bw --post_list 16", fmt(rp, 3), "", ratio(rp, upm, ""), "")
+}'
+echo
+echo "For scale: published Linux rxe ib_write_bw figures are 1-7 Gbit/s; hardware RoCE on"
+echo "100 GbE reaches about 97 Gbit/s with sub-microsecond latency."
