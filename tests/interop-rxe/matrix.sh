@@ -10,11 +10,15 @@ lib=$(cd "${1:?usage: matrix.sh LIBDIR [4|6]}" && pwd)
 fam=${2:-4}
 vm=${RXE_VM_TOOL:-$(dirname "$0")/../../../shared/tools/rxe-vm/run.sh}
 [ -x "$vm" ] || { echo "SKIP: no rxe-vm tool at $vm"; exit 77; }
+# RoCE runs between the addresses of family $fam; the programs' TCP side channel always uses
+# IPv4 (perftest's socket is AF_INET only, the pingpong servers listen on the first address
+# getaddrinfo gives, IPv4).
 if [ "$fam" = 6 ]; then
-	host_ip=fd00:198:18:10::1 guest_ip=fd00:198:18:10::11
+	host_ip=fd00:198:18:10::1
 else
-	host_ip=198.18.10.1 guest_ip=198.18.10.11
+	host_ip=198.18.10.1
 fi
+tcp_host=198.18.10.1 tcp_guest=198.18.10.11
 guest_gid=$("$vm" exec vm1 "rxe-gid $fam" 2>/dev/null | tr -dc 0-9)
 [ -n "$guest_gid" ] || { echo "SKIP: guest vm1 is not up (run.sh up)"; exit 77; }
 tmp=$(mktemp -d)
@@ -35,7 +39,7 @@ case_() {
 	# uroce client -> rxe server
 	"$vm" exec vm1 "rxe-bg s$port $prog $dev $gflag $guest_gid -p $port $*" >/dev/null 2>&1
 	sleep 2
-	host "$prog" $hdev $gflag 0 -p $port "$@" "$guest_ip" >"$tmp/c" 2>&1
+	host "$prog" $hdev $gflag 0 -p $port "$@" "$tcp_guest" >"$tmp/c" 2>&1
 	local rc=$?
 	"$vm" exec vm1 "rxe-wait s$port 120" >"$tmp/s" 2>&1
 	# The client reports; the passive server of READ and atomic latency prints no figures.
@@ -50,7 +54,7 @@ case_() {
 	host "$prog" $hdev $gflag 0 -p $port "$@" >"$tmp/s" 2>&1 &
 	local srv=$!
 	sleep 1
-	"$vm" exec vm1 "$prog $dev $gflag $guest_gid -p $port $* $host_ip" >"$tmp/c" 2>&1
+	"$vm" exec vm1 "$prog $dev $gflag $guest_gid -p $port $* $tcp_host" >"$tmp/c" 2>&1
 	wait $srv
 	rc=$?
 	if [ $rc -eq 0 ] && grep -q -- "$marker" "$tmp/c"; then

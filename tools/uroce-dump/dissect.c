@@ -123,8 +123,13 @@ void dump_dissect(struct dump_pkt *out, const struct dump_frame *frame)
 			set_error(out, frame->err, "capture record");
 		return;
 	}
-	if (uroce_pkt_dissect(&out->pkt, frame->link, frame->data, frame->caplen) < 0)
+	if (uroce_pkt_dissect(&out->pkt, frame->link, frame->data, frame->caplen) < 0) {
 		set_error(out, out->pkt.err, layer_name(out->pkt.err_layer));
+		/* Cut by the capture's snap length, not by its sender: the bytes that are there
+		 * are fine, the rest was not kept (tshark does not call it malformed either). */
+		if (out->err == UROCE_ETRUNC && frame->caplen < frame->wirelen)
+			out->malformed = false;
+	}
 	out->icrc_status = uroce_pkt_icrc_check(&out->pkt, &out->icrc_computed);
 	out->vcrc_status = uroce_pkt_vcrc_check(&out->pkt, &out->vcrc_computed);
 	dissect_payload(out);
