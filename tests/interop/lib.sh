@@ -205,21 +205,28 @@ ic_check_leaks()
 {
 	[ "$IC_SANITIZED" = 1 ] || return 0
 	awk -v src="${UROCE_SOURCE:-/nonexistent}/src/" -v lib="$IC_LIBDIR/" '
+		# A leak belongs to the program when the uroce frames are only the create, alloc,
+		# reg or open call it made (with its internal helper, e.g. ibv_reg_mr_iova2 and
+		# reg_mr, which a Debug build does not inline), starting at frame #1.
 		function flush() {
-			if (rec != "" && nours > 0 && !(nours == 1 && ctor1 && !ours2)) { print rec "\n"; n++ }
-			rec = ""; nours = 0; ctor1 = 0; ours2 = 0
+			if (rec != "" && nours > 0 && !(ctor1 && allctor)) { print rec "\n"; n++ }
+			rec = ""; nours = 0; ctor1 = 0; allctor = 1
 		}
 		/^(Direct|Indirect) leak of/ { flush(); inrec = 1; rec = $0; next }
 		inrec && /^ *#[0-9]+ / {
 			rec = rec "\n" $0
 			ours = index($0, src) || index($0, lib)
-			if (ours) nours++
-			if ($1 == "#1" && ours && $4 ~ /(create|alloc|reg_mr|open_device|get_device_list)/) ctor1 = 1
-			if ($1 == "#2" && ours) ours2 = 1
+			if (ours) {
+				nours++
+				isctor = $4 ~ /^(ibv_(create|alloc|reg_mr|open_device|get_device_list)|reg_mr$|uv_create_qp_ex$)/
+				if ($1 == "#1" && isctor) ctor1 = 1
+				if (!isctor) allctor = 0
+			}
 			next
 		}
 		inrec && /^$/ { next }
 		inrec { flush(); inrec = 0 }
+		BEGIN { allctor = 1 }
 		END { flush(); exit n > 0 }' "$1"
 }
 
