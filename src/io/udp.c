@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <linux/filter.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -988,7 +989,12 @@ static int rx_open(struct udp *u, struct rx_sock *s, const struct uroce_io_addr 
 	int err = addr->ipv6 ? setopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1) ||
 				       setopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1) ||
 				       setopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1) ||
-				       setopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1)
+				       setopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1) ||
+				       /* Linux rxe sends RoCEv2 over IPv6 with UDP checksum 0
+					* (rxe_net.c prepare_udp_hdr leaves it 0 and sets
+					* no_check6_tx), which IPv6 UDP sockets drop unless told
+					* otherwise (RFC 6935); the ICRC covers the packet anyway. */
+				       setopt(fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, 1)
 			     : setopt(fd, IPPROTO_IP, IP_PKTINFO, 1) ||
 				       setopt(fd, IPPROTO_IP, IP_RECVTOS, 1) ||
 				       setopt(fd, IPPROTO_IP, IP_RECVTTL, 1);
