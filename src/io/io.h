@@ -9,12 +9,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* An IP address: IPv4 uses the first 4 bytes (the layout of struct uroce_rocev2_net). */
 struct uroce_io_addr {
 	bool ipv6;
 	uint8_t ip[16];
 };
+
+static inline bool uroce_io_addr_equal(const struct uroce_io_addr *a,
+				       const struct uroce_io_addr *b)
+{
+	return a->ipv6 == b->ipv6 && !memcmp(a->ip, b->ip, a->ipv6 ? 16 : 4);
+}
 
 /* pkt->flags */
 enum uroce_io_pkt_flag {

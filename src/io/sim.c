@@ -128,11 +128,6 @@ static void ip_addr(const uint8_t *p, bool dst, struct uroce_io_addr *a)
 	memcpy(a->ip, p + off, l->alen);
 }
 
-static bool addr_equal(const struct uroce_io_addr *a, const struct uroce_io_addr *b)
-{
-	return a->ipv6 == b->ipv6 && !memcmp(a->ip, b->ip, a->ipv6 ? 16 : 4);
-}
-
 /* IPv4 TOS or IPv6 traffic class (which straddles bytes 0 and 1). */
 static uint8_t ip_tclass(const uint8_t *p)
 {
@@ -515,7 +510,7 @@ int uroce_sim_add_endpoint(struct uroce_sim *sim, const struct uroce_io_addr *ad
 	if (sim->neps == MAX_ENDPOINTS)
 		return UROCE_EINVAL;
 	for (uint32_t i = 0; i < sim->neps; i++)
-		if (addr_equal(&sim->eps[i]->addr, addr))
+		if (uroce_io_addr_equal(&sim->eps[i]->addr, addr))
 			return UROCE_EINVAL;
 	eps = realloc(sim->eps, (sim->neps + 1) * sizeof(*eps));
 	if (!eps)
@@ -593,7 +588,7 @@ int uroce_sim_send(struct uroce_sim *sim, int epi, const struct uroce_io_pkt *pk
 	ep->c.sent++;
 	ip_addr(pkt->data, true, &dst);
 	for (uint32_t i = ep->first_out; i != NIL && link == NIL; i = sim->links[i].next_out)
-		if (addr_equal(&sim->eps[sim->links[i].to]->addr, &dst))
+		if (uroce_io_addr_equal(&sim->eps[sim->links[i].to]->addr, &dst))
 			link = i;
 	if (link == NIL) {
 		ep->c.drop_noroute++;

@@ -302,14 +302,7 @@ int ibv_query_port(struct ibv_context *ctx, uint8_t port, struct _compat_ibv_por
 
 static void gid_of(const struct uroce_io_addr *a, union ibv_gid *gid)
 {
-	memset(gid, 0, sizeof(*gid));
-	if (a->ipv6) {
-		memcpy(gid->raw, a->ip, 16);
-	} else {
-		/* IPv4-mapped (RFC 4291 2.5.5.2), as RoCEv2 GIDs of IPv4 addresses are. */
-		gid->raw[10] = gid->raw[11] = 0xff;
-		memcpy(gid->raw + 12, a->ip, 4);
-	}
+	uroce_netif_addr_to_gid(a, gid->raw);
 }
 
 int ibv_query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv_gid *gid)
@@ -396,17 +389,8 @@ int ibv_get_pkey_index(struct ibv_context *ctx, uint8_t port, __be16 pkey)
 
 void uv_ah_attr_to_engine(const struct ibv_ah_attr *in, struct uroce_ah_attr *out)
 {
-	const uint8_t *g = in->grh.dgid.raw;
-	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-
 	memset(out, 0, sizeof(*out));
-	if (!memcmp(g, mapped, 12)) {
-		out->dgid.ipv6 = false;
-		memcpy(out->dgid.ip, g + 12, 4);
-	} else {
-		out->dgid.ipv6 = true;
-		memcpy(out->dgid.ip, g, 16);
-	}
+	uroce_netif_addr_from_gid(in->grh.dgid.raw, &out->dgid);
 	out->sgid_index = in->grh.sgid_index;
 	out->traffic_class = in->grh.traffic_class;
 	out->hop_limit = in->grh.hop_limit;

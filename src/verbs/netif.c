@@ -84,28 +84,42 @@ static bool is_primary_loopback(const struct uroce_io_addr *a)
 	return a->ipv6 ? memcmp(a->ip, v6, 16) == 0 : memcmp(a->ip, v4, 4) == 0;
 }
 
-/* Parses the UROCE_IP text; ::ffff:a.b.c.d is taken as the IPv4 address it maps. */
-static int parse_only(const char *s, struct uroce_io_addr *a)
+void uroce_netif_addr_from_gid(const uint8_t gid[16], struct uroce_io_addr *a)
 {
 	static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
 
 	memset(a, 0, sizeof(*a));
-	if (inet_pton(AF_INET, s, a->ip) == 1)
-		return 0;
-	if (inet_pton(AF_INET6, s, a->ip) != 1)
-		return UROCE_EINVAL;
-	if (memcmp(a->ip, mapped, sizeof(mapped)) == 0) {
-		memmove(a->ip, a->ip + 12, 4);
-		memset(a->ip + 4, 0, 12);
-		return 0;
+	if (memcmp(gid, mapped, sizeof(mapped)) == 0) {
+		memcpy(a->ip, gid + 12, 4);
+	} else {
+		memcpy(a->ip, gid, 16);
+		a->ipv6 = true;
 	}
-	a->ipv6 = true;
-	return 0;
 }
 
-static bool addr_equal(const struct uroce_io_addr *x, const struct uroce_io_addr *y)
+void uroce_netif_addr_to_gid(const struct uroce_io_addr *a, uint8_t gid[16])
 {
-	return x->ipv6 == y->ipv6 && memcmp(x->ip, y->ip, x->ipv6 ? 16 : 4) == 0;
+	memset(gid, 0, 16);
+	if (a->ipv6) {
+		memcpy(gid, a->ip, 16);
+	} else {
+		gid[10] = gid[11] = 0xff;
+		memcpy(gid + 12, a->ip, 4);
+	}
+}
+
+/* Parses the UROCE_IP text; ::ffff:a.b.c.d is taken as the IPv4 address it maps. */
+static int parse_only(const char *s, struct uroce_io_addr *a)
+{
+	uint8_t ip[16];
+
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, s, a->ip) == 1)
+		return 0;
+	if (inet_pton(AF_INET6, s, ip) != 1)
+		return UROCE_EINVAL;
+	uroce_netif_addr_from_gid(ip, a);
+	return 0;
 }
 
 static void fill_link(struct uroce_netif_addr *o, struct rtnl_link *link)
@@ -228,7 +242,7 @@ int uroce_netif_scan(const char *only, struct uroce_netif_addr *out, size_t max,
 
 		if (!make_cand((struct rtnl_addr *)obj, links, c))
 			continue;
-		if (only && !addr_equal(&c->a.addr, &want))
+		if (only && !uroce_io_addr_equal(&c->a.addr, &want))
 			continue;
 		c->pos = pos;
 		ncand++;

@@ -43,6 +43,11 @@ struct uroce_netif_addr {
  * Returns 0, UROCE_EINVAL (only is not an address, or n is NULL, or out is NULL with max > 0),
  * UROCE_ENOENT (the host has no usable address only), UROCE_ENOMEM, or UROCE_EIO (netlink
  * failed). */
+/* A RoCEv2 GID is an IPv6 address; an IPv4 address appears IPv4-mapped, ::ffff:a.b.c.d
+ * (RFC 4291 2.5.5.2). These convert between the 16 bytes and struct uroce_io_addr. */
+void uroce_netif_addr_from_gid(const uint8_t gid[16], struct uroce_io_addr *a);
+void uroce_netif_addr_to_gid(const struct uroce_io_addr *a, uint8_t gid[16]);
+
 int uroce_netif_scan(const char *only, struct uroce_netif_addr *out, size_t max, size_t *n);
 
 /* The RoCE active MTU for an interface MTU, by Linux rxe's rule: what is left after an 80-byte

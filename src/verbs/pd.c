@@ -173,7 +173,8 @@ int ibv_init_ah_from_wc(struct ibv_context *ctx, uint8_t port_num, struct ibv_wc
 {
 	struct uv_device *d = port_of(ctx)->dev;
 	const uint8_t *h = (const uint8_t *)grh;
-	struct uroce_io_addr src, dst;
+	struct uroce_ah_attr e = {.hop_limit = 0xff, .port_num = 1};
+	struct uroce_io_addr dst;
 	size_t i;
 
 	memset(attr, 0, sizeof(*attr));
@@ -181,38 +182,30 @@ int ibv_init_ah_from_wc(struct ibv_context *ctx, uint8_t port_num, struct ibv_wc
 		errno = EINVAL;
 		return -1;
 	}
-	memset(&src, 0, sizeof(src));
 	memset(&dst, 0, sizeof(dst));
 	if ((h[20] >> 4) == 4) {
-		memcpy(src.ip, h + 20 + 12, 4);
+		memcpy(e.dgid.ip, h + 20 + 12, 4);
 		memcpy(dst.ip, h + 20 + 16, 4);
-		attr->grh.traffic_class = h[21];
+		e.traffic_class = h[21];
 	} else if ((h[0] >> 4) == 6) {
-		src.ipv6 = dst.ipv6 = true;
-		memcpy(src.ip, h + 8, 16);
+		e.dgid.ipv6 = dst.ipv6 = true;
+		memcpy(e.dgid.ip, h + 8, 16);
 		memcpy(dst.ip, h + 24, 16);
-		attr->grh.traffic_class = (uint8_t)((h[0] << 4) | (h[1] >> 4));
-		attr->grh.flow_label = ((uint32_t)(h[1] & 0xf) << 16) | (uint32_t)h[2] << 8 | h[3];
+		e.traffic_class = (uint8_t)((h[0] << 4) | (h[1] >> 4));
+		e.flow_label = ((uint32_t)(h[1] & 0xf) << 16) | (uint32_t)h[2] << 8 | h[3];
 	} else {
 		errno = EINVAL;
 		return -1;
 	}
 	for (i = 0; i < d->ngids; i++)
-		if (d->gid[i].addr.ipv6 == dst.ipv6 &&
-		    !memcmp(d->gid[i].addr.ip, dst.ip, dst.ipv6 ? 16 : 4))
+		if (uroce_io_addr_equal(&d->gid[i].addr, &dst))
 			break;
 	if (i == d->ngids) {
 		errno = ENOENT;
 		return -1;
 	}
-	struct uroce_ah_attr e = {.dgid = src, .sgid_index = (uint8_t)i, .hop_limit = 0xff,
-				  .port_num = 1};
-	uint8_t tc = attr->grh.traffic_class;
-	uint32_t fl = attr->grh.flow_label;
+	e.sgid_index = (uint8_t)i;
 	uv_ah_attr_from_engine(&e, attr);
-	attr->grh.traffic_class = tc;
-	attr->grh.flow_label = fl;
-	attr->sl = 0;
 	return 0;
 }
 
