@@ -165,7 +165,8 @@ struct ibv_qp *uv_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_
 int uv_send_chain(struct uv_qp *qp, const struct uroce_send_wr *wr);
 
 /* qp_ex.c */
-int uv_qp_ex_init(struct uv_qp *qp, uint64_t send_ops_flags);
+/* cap: the QP's actual capabilities. */
+int uv_qp_ex_init(struct uv_qp *qp, uint64_t send_ops_flags, const struct uroce_qp_cap *cap);
 void uv_qp_ex_free(struct uv_qp *qp);
 
 #endif

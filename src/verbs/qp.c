@@ -157,7 +157,7 @@ struct ibv_qp *uv_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_
 	}
 	pthread_mutex_unlock(&port->lock);
 	if (!err && (in->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
-		err = uv_qp_ex_init(qp, in->send_ops_flags);
+		err = uv_qp_ex_init(qp, in->send_ops_flags, &a.cap);
 	if (err) {
 		if (qp->eng) {
 			pthread_mutex_lock(&port->lock);

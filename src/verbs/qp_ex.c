@@ -215,17 +215,14 @@ static void wr_abort(struct ibv_qp_ex *ex) { wr_start(ex); }
 	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |              \
 	 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_SEND_WITH_INV)
 
-int uv_qp_ex_init(struct uv_qp *qp, uint64_t ops)
+int uv_qp_ex_init(struct uv_qp *qp, uint64_t ops, const struct uroce_qp_cap *cap)
 {
 	struct ibv_qp_ex *ex = &qp->ex;
-	struct uroce_qp_attr a;
-	struct uroce_qp_init_attr ia;
 
 	if (ops & ~(uint64_t)UV_SEND_OPS)
 		return EOPNOTSUPP;
-	uroce_qp_query(qp->eng, &a, &ia);
-	qp->cap = ia.cap.max_send_wr;
-	qp->max_inline = ia.cap.max_inline_data;
+	qp->cap = cap->max_send_wr;
+	qp->max_inline = cap->max_inline_data;
 	qp->wr = calloc(qp->cap, sizeof(*qp->wr));
 	qp->sge = calloc((size_t)qp->cap * UROCE_MAX_SGE, sizeof(*qp->sge));
 	qp->inline_buf = malloc((size_t)qp->cap * (qp->max_inline ? qp->max_inline : 1));
