@@ -92,7 +92,8 @@ int uroce_dev_new(const struct uroce_dev_cfg *cfg, struct uroce_dev **out)
 			return UROCE_EINVAL;
 	if (cfg->port_mtu && (cfg->port_mtu < UROCE_MTU_256 || cfg->port_mtu > UROCE_MTU_4096))
 		return UROCE_EINVAL;
-	if (cfg->max_qp > MAX_QPN - QPN_BASE + 1 || cfg->max_mr >= 1u << (32 - MR_KEY_BITS))
+	if (cfg->max_qp > MAX_QPN - QPN_BASE + 1 || cfg->max_mr >= 1u << (32 - MR_KEY_BITS) ||
+	    (cfg->first_qpn && (cfg->first_qpn < QPN_BASE || cfg->first_qpn > MAX_QPN)))
 		return UROCE_EINVAL;
 	if (!(dev = calloc(1, sizeof(*dev))))
 		return UROCE_ENOMEM;
@@ -107,6 +108,7 @@ int uroce_dev_new(const struct uroce_dev_cfg *cfg, struct uroce_dev **out)
 		dev->cfg.max_unacked_pkts = DEFAULT_UNACKED;
 	if (!dev->cfg.ack_req_interval)
 		dev->cfg.ack_req_interval = DEFAULT_ACK_REQ;
+	dev->next_qpn = dev->cfg.first_qpn ? dev->cfg.first_qpn : QPN_BASE;
 	dev->port_mtu = mtu_bytes(dev->cfg.port_mtu);
 	dev->objs.prev = dev->objs.next = &dev->objs;
 	dev->port_active = true;

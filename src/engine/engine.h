@@ -218,6 +218,11 @@ struct uroce_dev_cfg {
 	uint32_t max_mr;                          /* 0: 1024 */
 	uint32_t max_unacked_pkts;  /* RC requester window in packets; 0: 128 (rxe's limit) */
 	uint32_t ack_req_interval;  /* AckReq at least every this many packets; 0: 64 (rxe) */
+	/* Where QP numbering starts; numbers then run cyclically over the whole 24-bit space,
+	 * so that neither this device nor the next one opened on the same address reuses a
+	 * number a peer may still hold packets for. 0: QPN 16 (what the simulator's tests see);
+	 * the verbs layer passes a random one. */
+	uint32_t first_qpn;
 };
 
 struct uroce_dev_attr {

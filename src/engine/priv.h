@@ -203,8 +203,8 @@ struct uroce_dev {
 	struct uroce_dev_cfg cfg;
 	uint32_t port_mtu;         /* bytes */
 	struct obj objs;           /* list head */
-	struct uroce_qp **qps;     /* by qpn - QPN_BASE */
-	uint32_t next_qp;          /* where the next QP number search starts */
+	struct uroce_qp **qps;     /* by qp_slot(qpn) */
+	uint32_t next_qpn;         /* the next QP number to try */
 	struct uroce_mr **mrs;     /* by key >> 8; slot 0 unused so that key 0 is never valid */
 	uint8_t *mr_key;           /* the last key part given out per slot */
 	struct uroce_async_event ev[ASYNC_RING];
@@ -232,6 +232,12 @@ static inline struct swqe *sq_at(const struct sq *sq, uint32_t i)
 {
 	return &sq->wqe[i & (sq->size - 1)];
 }
+/* The QP table slot of a QP number: numbers are handed out so that live QPs never share one. */
+static inline uint32_t qp_slot(const struct uroce_dev *dev, uint32_t qpn)
+{
+	return (qpn - QPN_BASE) % dev->cfg.max_qp;
+}
+static inline uint32_t qpn_after(uint32_t qpn) { return qpn == MAX_QPN ? QPN_BASE : qpn + 1; }
 static inline uint32_t pow2_at_least(uint32_t v)
 {
 	uint32_t p = 1;

@@ -360,7 +360,6 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 	struct uroce_dev *dev = pd->dev;
 	const struct uroce_qp_cap *cap = &attr->cap;
 	struct uroce_qp *qp;
-	uint32_t i;
 	int err;
 
 	if (!attr->send_cq || !attr->recv_cq || attr->send_cq->dev != dev ||
@@ -376,12 +375,14 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 	/* IBA 10.2.9: a QP and its SRQ belong to one protection domain. */
 	if (attr->srq && attr->srq->pd != pd)
 		return UROCE_EINVAL;
-	/* QP numbers are handed out round robin, so that a number is not reused at once. */
-	for (i = 0; i < dev->cfg.max_qp && dev->qps[(dev->next_qp + i) % dev->cfg.max_qp]; i++)
-		;
-	if (i == dev->cfg.max_qp || !(qp = calloc(1, sizeof(*qp))))
+	/* QP numbers run cyclically over [QPN_BASE, MAX_QPN], so that a number is not reused
+	 * soon; a number whose table slot is taken is skipped. 2 x max_qp tries visit every
+	 * slot even across the wrap of the numbers, where the slots restart at 0. */
+	uint32_t qpn = dev->next_qpn;
+	for (uint32_t tries = 1; dev->qps[qp_slot(dev, qpn)] && tries < 2 * dev->cfg.max_qp; tries++)
+		qpn = qpn_after(qpn);
+	if (dev->qps[qp_slot(dev, qpn)] || !(qp = calloc(1, sizeof(*qp))))
 		return UROCE_ENOMEM;
-	uint32_t slot = (dev->next_qp + i) % dev->cfg.max_qp;
 	if ((err = qp_alloc_queues(qp, attr)) < 0) {
 		qp_free(qp);
 		return err;
@@ -393,7 +394,7 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 	qp->srq = attr->srq;
 	qp->type = attr->qp_type;
 	qp->state = UROCE_QPS_RESET;
-	qp->qpn = QPN_BASE + slot;
+	qp->qpn = qpn;
 	qp->sq_sig_all = attr->sq_sig_all;
 	qp->cap = *cap;
 	if (attr->srq)
@@ -401,8 +402,8 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 	qp->mtu = qp->type == UROCE_QPT_UD ? dev->port_mtu : mtu_bytes(UROCE_MTU_256);
 	qp->sport = qp_sport(qp->qpn);
 	req_reset(qp, 0);
-	dev->qps[slot] = qp;
-	dev->next_qp = (slot + 1) % dev->cfg.max_qp;
+	dev->qps[qp_slot(dev, qpn)] = qp;
+	dev->next_qpn = qpn_after(qpn);
 	pd->refs++;
 	qp->scq->refs++;
 	qp->rcq->refs++;
@@ -416,7 +417,7 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 int uroce_qp_destroy(struct uroce_qp *qp)
 {
 	sched_del(qp);
-	qp->dev->qps[qp->qpn - QPN_BASE] = NULL;
+	qp->dev->qps[qp_slot(qp->dev, qp->qpn)] = NULL;
 	qp->pd->refs--;
 	qp->scq->refs--;
 	qp->rcq->refs--;

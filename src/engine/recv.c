@@ -48,9 +48,9 @@ static struct uroce_qp *qp_lookup(struct uroce_dev *dev, uint32_t qpn)
 {
 	struct uroce_qp *qp;
 
-	if (qpn < QPN_BASE || qpn - QPN_BASE >= dev->cfg.max_qp)
+	if (qpn < QPN_BASE || qpn > MAX_QPN)
 		return NULL;
-	qp = dev->qps[qpn - QPN_BASE];
+	qp = dev->qps[qp_slot(dev, qpn)];
 	return qp && qp->qpn == qpn ? qp : NULL;
 }
 

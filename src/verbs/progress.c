@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "common/error.h"
@@ -75,6 +76,13 @@ static int port_create(struct uv_device *dev, struct uv_port **out)
 		cfg.gid[i] = dev->gid[i].addr;
 	cfg.ngids = (uint32_t)dev->ngids;
 	cfg.port_mtu = dev->active_mtu;
+	/* A random first QP number, as a device that outlives processes would have: a program
+	 * run twice on one address then does not hand its peer's stale packets the same QP
+	 * numbers, and captures keep the runs apart. */
+	uint32_t r = 0;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		r = (uint32_t)getpid() * 2654435761u;
+	cfg.first_qpn = 16 + r % (0xFFFFFFu - 15);
 	if ((err = uroce_dev_new(&cfg, &p->eng))) {
 		free(p);
 		return uv_errno(err);

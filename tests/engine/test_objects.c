@@ -48,6 +48,45 @@ static void test_dev_cfg_checked(void **state)
 	uroce_dev_free(dev);
 }
 
+/* QP numbers run cyclically from the configured first one over the 24-bit space, wrap to 16
+ * (0 and 1 are the special QPs), skip numbers whose table slot is live, and are not reused
+ * at once. */
+static void test_qpn_cyclic(void **state)
+{
+	struct uroce_dev_cfg cfg = {.ngids = 1, .gid = {h_addr(0, false)}, .max_qp = 4};
+	struct uroce_dev *dev;
+	struct uroce_pd *pd;
+	struct uroce_cq *cq;
+	struct uroce_qp *qp[5];
+	(void)state;
+
+	cfg.first_qpn = 5;
+	assert_int_equal(uroce_dev_new(&cfg, &dev), UROCE_EINVAL);
+	cfg.first_qpn = 0x1000000;
+	assert_int_equal(uroce_dev_new(&cfg, &dev), UROCE_EINVAL);
+	cfg.first_qpn = 0xFFFFFE;
+	assert_int_equal(uroce_dev_new(&cfg, &dev), 0);
+	assert_int_equal(uroce_pd_alloc(dev, &pd), 0);
+	assert_int_equal(uroce_cq_create(dev, 16, &cq), 0);
+	struct uroce_qp_init_attr init = {.send_cq = cq, .recv_cq = cq, .qp_type = UROCE_QPT_UD,
+					  .cap = {.max_send_wr = 1, .max_recv_wr = 1}};
+	const uint32_t want[4] = {0xFFFFFE, 0xFFFFFF, 16, 17};
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(uroce_qp_create(pd, &init, &qp[i]), 0);
+		assert_int_equal(uroce_qp_num(qp[i]), want[i]);
+	}
+	assert_int_equal(uroce_qp_create(pd, &init, &qp[4]), UROCE_ENOMEM);
+	/* 16 freed: the next is 20 (18 and 19 share the slots of the live 0xFFFFFE and 0xFFFFFF). */
+	assert_int_equal(uroce_qp_destroy(qp[2]), 0);
+	assert_int_equal(uroce_qp_create(pd, &init, &qp[2]), 0);
+	assert_int_equal(uroce_qp_num(qp[2]), 20);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(uroce_qp_destroy(qp[i]), 0);
+	assert_int_equal(uroce_cq_destroy(cq), 0);
+	assert_int_equal(uroce_pd_dealloc(pd), 0);
+	uroce_dev_free(dev);
+}
+
 /* IBA 10.6.3.1: remote write and remote atomic need local write; keys change with every
  * registration of a slot (10.6.3.2); a region may not wrap past 2^64. */
 static void test_IBA10_6_3_mr_registration(void **state)
@@ -668,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_range_check_overflow_safe),
 		cmocka_unit_test(test_IBA11_6_3_cq_overrun),
 		cmocka_unit_test(test_objects_in_use),
+		cmocka_unit_test(test_qpn_cyclic),
 		cmocka_unit_test(test_IBA11_2_4_2_every_transition),
 		cmocka_unit_test(test_IBA11_2_4_2_attribute_values),
 		cmocka_unit_test(test_IBA10_3_1_sqd_drains),
