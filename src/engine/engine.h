@@ -46,6 +46,11 @@ struct uroce_qp;
 /* ---- Enumerations (values as in <infiniband/verbs.h>) ---- */
 
 enum uroce_qp_type {
+	/* The General Services Interface of the port, QP1 (IBA 13.5.1): UD semantics, QP number
+	 * 1, one per device, its Q_Key fixed to the well-known 0x80010000 (UROCE_GSI_QKEY in
+	 * wire/mad.h). libibverbs has no such type (the kernel's MAD layer owns QP1): the value
+	 * is the kernel's IB_QPT_GSI. */
+	UROCE_QPT_GSI = 1,
 	UROCE_QPT_RC = 2,
 	UROCE_QPT_UC = 3,
 	UROCE_QPT_UD = 4,
@@ -298,7 +303,11 @@ struct uroce_send_wr {
 		struct {
 			struct uroce_ah *ah;
 			uint32_t remote_qpn;
-			uint32_t remote_qkey; /* high bit set: use the QP's own Q_Key (10.2.4) */
+			/* High bit set: use the QP's own Q_Key (10.2.4). A GSI QP's own is
+			 * 0x80010000, so it can answer another port's QP1; a UD QP reaches
+			 * a QP1 only if its own Q_Key was set to 0x80010000 (a privileged
+			 * consumer). The BTH P_Key is always the one P_Key, index 0. */
+			uint32_t remote_qkey;
 		} ud;
 	} wr;
 };
@@ -448,7 +457,10 @@ int uroce_post_srq_recv(struct uroce_srq *srq, const struct uroce_recv_wr *wr,
 /* ---- Queue pairs ---- */
 
 /* A QP in RESET. UROCE_EINVAL (CQs missing or of another device, capabilities above the
- * limits, an SRQ of another PD), UROCE_ENOMEM (no QP number left or no memory). */
+ * limits, an SRQ of another PD), UROCE_EBUSY (a GSI QP while the device has one),
+ * UROCE_ENOMEM (no QP number left or no memory). A GSI QP is QP1 and moves through the UD
+ * states; the Q_Key its transitions take must be UROCE_GSI_QKEY (the kernel's MAD layer
+ * passes exactly that, IB_QP1_QKEY). */
 int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 		    struct uroce_qp **out);
 /* Frees the QP without completions. */

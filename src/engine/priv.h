@@ -13,6 +13,7 @@
 #include "wire/psn.h"
 
 #define QPN_BASE 16u         /* QP 0 and 1 are the special QPs (IBA 10.2.3); 2..15 kept free */
+#define GSI_QPN 1u           /* QP1, the General Services Interface (IBA 13.5.1) */
 #define MAX_QPN 0xFFFFFFu
 #define ASYNC_RING 64        /* pending asynchronous events */
 #define MR_KEY_BITS 8        /* the consumer-visible key part of an L_Key/R_Key (10.6.3.2) */
@@ -204,6 +205,7 @@ struct uroce_dev {
 	uint32_t port_mtu;         /* bytes */
 	struct obj objs;           /* list head */
 	struct uroce_qp **qps;     /* by qp_slot(qpn) */
+	struct uroce_qp *gsi;      /* QP1, outside the table */
 	uint32_t next_qpn;         /* the next QP number to try */
 	struct uroce_mr **mrs;     /* by key >> 8; slot 0 unused so that key 0 is never valid */
 	uint8_t *mr_key;           /* the last key part given out per slot */
@@ -226,6 +228,11 @@ void sched_add(struct uroce_qp *qp);
 void sched_del(struct uroce_qp *qp);
 
 static inline uint32_t mtu_bytes(enum uroce_mtu m) { return 128u << m; }
+/* UD and GSI QPs carry datagrams: QP1 is a UD QP with a fixed number and Q_Key (13.5.1). */
+static inline bool type_is_datagram(enum uroce_qp_type t)
+{
+	return t == UROCE_QPT_UD || t == UROCE_QPT_GSI;
+}
 /* The local ACK timeout: 4.096 us x 2^timeout (IBA 9.7.6.1.3; 0 disables it). */
 static inline uint64_t rto_ns(uint8_t timeout) { return 4096ull << timeout; }
 static inline struct swqe *sq_at(const struct sq *sq, uint32_t i)

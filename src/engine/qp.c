@@ -9,6 +9,7 @@
 #include "cq.h"
 #include "mr.h"
 #include "rq.h"
+#include "wire/mad.h"
 #include "wr.h"
 
 #define MAX_MSG_LEN (1ull << 31) /* IBA 9.4: the largest message is 2^31 bytes */
@@ -48,7 +49,7 @@ bool qp_can_receive(const struct uroce_qp *qp)
 
 /* ---- the transition table (IBA 10.3.1 states, 11.2.4.2 attributes) ---- */
 
-/* Index of a QP type in the rows below. */
+/* Index of a QP type in the rows below (the GSI moves as a UD QP). */
 enum { T_RC, T_UC, T_UD, T_COUNT };
 
 static unsigned type_index(enum uroce_qp_type t)
@@ -132,6 +133,9 @@ static int attr_values_ok(const struct uroce_qp *qp, const struct uroce_qp_attr 
 	const struct uroce_dev *dev = qp->dev;
 
 	if (mask & UROCE_QPA_CUR_STATE && attr->cur_qp_state != qp->state)
+		return UROCE_EINVAL;
+	/* QP1 has the well-known Q_Key and no other (IBA 13.5.1.1). */
+	if (qp->type == UROCE_QPT_GSI && mask & UROCE_QPA_QKEY && attr->qkey != UROCE_GSI_QKEY)
 		return UROCE_EINVAL;
 	if (mask & UROCE_QPA_ACCESS_FLAGS &&
 	    attr->qp_access_flags & ~(unsigned)(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
@@ -366,7 +370,7 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 	    attr->recv_cq->dev != dev)
 		return UROCE_EINVAL;
 	if (attr->qp_type != UROCE_QPT_RC && attr->qp_type != UROCE_QPT_UC &&
-	    attr->qp_type != UROCE_QPT_UD)
+	    !type_is_datagram(attr->qp_type))
 		return UROCE_EINVAL;
 	if (cap->max_send_wr > UROCE_MAX_WR || cap->max_send_sge > UROCE_MAX_SGE ||
 	    cap->max_inline_data > UROCE_MAX_INLINE ||
@@ -375,13 +379,18 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 	/* IBA 10.2.9: a QP and its SRQ belong to one protection domain. */
 	if (attr->srq && attr->srq->pd != pd)
 		return UROCE_EINVAL;
+	/* One GSI QP per port, QP1 (IBA 13.5.1; rxe refuses a second one the same way). */
+	bool gsi = attr->qp_type == UROCE_QPT_GSI;
+	if (gsi && dev->gsi)
+		return UROCE_EBUSY;
 	/* QP numbers run cyclically over [QPN_BASE, MAX_QPN], so that a number is not reused
 	 * soon; a number whose table slot is taken is skipped. 2 x max_qp tries visit every
 	 * slot even across the wrap of the numbers, where the slots restart at 0. */
 	uint32_t qpn = dev->next_qpn;
-	for (uint32_t tries = 1; dev->qps[qp_slot(dev, qpn)] && tries < 2 * dev->cfg.max_qp; tries++)
+	for (uint32_t tries = 1;
+	     !gsi && dev->qps[qp_slot(dev, qpn)] && tries < 2 * dev->cfg.max_qp; tries++)
 		qpn = qpn_after(qpn);
-	if (dev->qps[qp_slot(dev, qpn)] || !(qp = calloc(1, sizeof(*qp))))
+	if ((!gsi && dev->qps[qp_slot(dev, qpn)]) || !(qp = calloc(1, sizeof(*qp))))
 		return UROCE_ENOMEM;
 	if ((err = qp_alloc_queues(qp, attr)) < 0) {
 		qp_free(qp);
@@ -394,16 +403,21 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 	qp->srq = attr->srq;
 	qp->type = attr->qp_type;
 	qp->state = UROCE_QPS_RESET;
-	qp->qpn = qpn;
+	qp->qpn = gsi ? GSI_QPN : qpn;
 	qp->sq_sig_all = attr->sq_sig_all;
 	qp->cap = *cap;
 	if (attr->srq)
 		qp->cap.max_recv_wr = qp->cap.max_recv_sge = 0;
-	qp->mtu = qp->type == UROCE_QPT_UD ? dev->port_mtu : mtu_bytes(UROCE_MTU_256);
+	qp->mtu = type_is_datagram(qp->type) ? dev->port_mtu : mtu_bytes(UROCE_MTU_256);
 	qp->sport = qp_sport(qp->qpn);
 	req_reset(qp, 0);
-	dev->qps[qp_slot(dev, qpn)] = qp;
-	dev->next_qpn = qpn_after(qpn);
+	if (gsi) {
+		qp->attr.qkey = UROCE_GSI_QKEY;
+		dev->gsi = qp;
+	} else {
+		dev->qps[qp_slot(dev, qpn)] = qp;
+		dev->next_qpn = qpn_after(qpn);
+	}
 	pd->refs++;
 	qp->scq->refs++;
 	qp->rcq->refs++;
@@ -417,7 +431,10 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 int uroce_qp_destroy(struct uroce_qp *qp)
 {
 	sched_del(qp);
-	qp->dev->qps[qp_slot(qp->dev, qp->qpn)] = NULL;
+	if (qp->type == UROCE_QPT_GSI)
+		qp->dev->gsi = NULL;
+	else
+		qp->dev->qps[qp_slot(qp->dev, qp->qpn)] = NULL;
 	qp->pd->refs--;
 	qp->scq->refs--;
 	qp->rcq->refs--;
@@ -506,7 +523,7 @@ static int send_wr_ok(const struct uroce_qp *qp, const struct uroce_send_wr *wr,
 	/* An atomic returns the 8-byte original value into its SGE list (IBA 9.4.5). */
 	if (wi->flags & WRF_ATOMIC && *len != 8)
 		return UROCE_EINVAL;
-	if (qp->type == UROCE_QPT_UD &&
+	if (type_is_datagram(qp->type) &&
 	    (!wr->wr.ud.ah || wr->wr.ud.ah->pd != qp->pd || wr->wr.ud.remote_qpn > MAX_QPN))
 		return UROCE_EINVAL;
 	return 0;
@@ -563,7 +580,7 @@ int uroce_post_send(struct uroce_qp *qp, const struct uroce_send_wr *wr,
 		} else if (wr->num_sge) {
 			memcpy(sge, wr->sg_list, (size_t)wr->num_sge * sizeof(*sge));
 		}
-		if (qp->type == UROCE_QPT_UD) {
+		if (type_is_datagram(qp->type)) {
 			w->av = wr->wr.ud.ah->attr;
 			w->wr.wr.ud.ah = NULL;
 		}

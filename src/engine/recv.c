@@ -9,10 +9,8 @@
 #include "qp.h"
 #include "responder.h"
 #include "wire/ip.h"
+#include "wire/mad.h"
 #include "wire/packet.h"
-
-/* The well-known Q_Key every datagram to QP1, the General Services Interface, carries. */
-#define GSI_QKEY 0x80010000u
 
 static bool is_local(const struct uroce_dev *dev, const struct uroce_pkt *pkt)
 {
@@ -35,19 +33,21 @@ static bool from_peer(const struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	return peer->ipv6 == v6 && !memcmp(peer->ip, v6 ? pkt->ip6.src : pkt->ip4.src, v6 ? 16 : 4);
 }
 
-/* The QP type that uses each transport. */
+/* The QP type that uses each transport (the GSI is a UD QP). */
 static bool transport_matches(enum uroce_qp_type type, uint8_t opcode)
 {
 	enum uroce_transport tp = uroce_opcode_transport(opcode);
 	return (type == UROCE_QPT_RC && tp == UROCE_TP_RC) ||
 	       (type == UROCE_QPT_UC && tp == UROCE_TP_UC) ||
-	       (type == UROCE_QPT_UD && tp == UROCE_TP_UD);
+	       (type_is_datagram(type) && tp == UROCE_TP_UD);
 }
 
 static struct uroce_qp *qp_lookup(struct uroce_dev *dev, uint32_t qpn)
 {
 	struct uroce_qp *qp;
 
+	if (qpn == GSI_QPN)
+		return dev->gsi;
 	if (qpn < QPN_BASE || qpn > MAX_QPN)
 		return NULL;
 	qp = dev->qps[qp_slot(dev, qpn)];
@@ -113,10 +113,13 @@ static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_
 	/* Annex A17 CA17-33: RoCEv2 has no subnet management, so nothing goes to QP0. */
 	if (pkt->bth.destqp == 0)
 		return UROCE_CNT_drop_qp0;
-	/* QP1, the GSI, takes only datagrams with the GSI Q_Key. (No GSI QP exists yet: a
-	 * datagram with the right key goes on to drop_unknown_qp.) */
-	if (pkt->bth.destqp == 1 &&
-	    (!(pkt->ext.present & UROCE_EH_DETH) || pkt->ext.deth.qkey != GSI_QKEY))
+	/* QP1, the GSI, takes only datagrams with the well-known GSI Q_Key (IBA 13.5.1.1; rxe's
+	 * check_keys expects GSI_QKEY for QPN 1 whatever the QP's own). Its P_Key may be any of
+	 * the port's table (rxe looks the whole table up for QPN 1), which here is the one
+	 * default partition checked above, index 0. Counted before the QP is looked up, so
+	 * that a wrong key is named as such also when the device has no GSI QP. */
+	if (pkt->bth.destqp == GSI_QPN &&
+	    (!(pkt->ext.present & UROCE_EH_DETH) || pkt->ext.deth.qkey != UROCE_GSI_QKEY))
 		return UROCE_CNT_drop_gsi_qkey;
 	if (!(qp = qp_lookup(dev, pkt->bth.destqp)))
 		return UROCE_CNT_drop_unknown_qp;
@@ -125,7 +128,7 @@ static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_
 		return UROCE_CNT_drop_wrong_transport;
 	if (!qp_can_receive(qp))
 		return UROCE_CNT_drop_qp_state;
-	if (qp->type != UROCE_QPT_UD && !from_peer(qp, pkt))
+	if (!type_is_datagram(qp->type) && !from_peer(qp, pkt))
 		return UROCE_CNT_drop_wrong_src;
 	return UROCE_NCOUNTERS;
 }

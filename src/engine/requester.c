@@ -6,7 +6,7 @@
 #include "wr.h"
 #include "xmit.h"
 
-/* BTH transport bits of a QP type (IBA 9.2 Table 36). */
+/* BTH transport bits of a QP type (IBA 9.2 Table 36); GSI is UD. */
 static uint8_t qp_transport(enum uroce_qp_type t)
 {
 	return t == UROCE_QPT_RC ? UROCE_TP_RC : t == UROCE_QPT_UC ? UROCE_TP_UC : UROCE_TP_UD;
@@ -69,7 +69,7 @@ static enum start wqe_start(struct uroce_qp *qp, struct swqe *w)
 	if (!npkts)
 		npkts = 1; /* a zero-length message is one packet */
 	/* UD: one message is one packet (IBA 9.8); a longer one is a local length error. */
-	if (npkts > MAX_MSG_PKTS || (qp->type == UROCE_QPT_UD && w->len > qp->mtu)) {
+	if (npkts > MAX_MSG_PKTS || (type_is_datagram(qp->type) && w->len > qp->mtu)) {
 		pass_local(qp, w, SWQE_FAILED, UROCE_WC_LOC_LEN_ERR);
 		return START_DONE;
 	}
@@ -160,7 +160,7 @@ static bool build_data(struct uroce_qp *qp, const struct swqe *w, uint32_t k, st
 		p->ext.ieth = w->wr.invalidate_rkey;
 		p->se = w->wr.send_flags & UROCE_SEND_SOLICITED;
 	}
-	if (qp->type == UROCE_QPT_UD) {
+	if (type_is_datagram(qp->type)) {
 		/* IBA 10.2.4: a Q_Key with the high bit set in the WR means "use the QP's own",
 		 * so that an unprivileged consumer cannot send a controlled Q_Key. */
 		uint32_t qkey = w->wr.wr.ud.remote_qkey;
@@ -213,8 +213,8 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 
 	uint32_t k = (uint32_t)uroce_psn_diff(rq->psn, w->first_psn);
 	struct xmit_pkt p = {
-		.av = qp->type == UROCE_QPT_UD ? &w->av : &qp->attr.ah_attr,
-		.destqp = qp->type == UROCE_QPT_UD ? w->wr.wr.ud.remote_qpn : qp->attr.dest_qp_num,
+		.av = type_is_datagram(qp->type) ? &w->av : &qp->attr.ah_attr,
+		.destqp = type_is_datagram(qp->type) ? w->wr.wr.ud.remote_qpn : qp->attr.dest_qp_num,
 		.psn = rq->psn,
 	};
 	if (wr_info(w->wr.opcode)->flags & WRF_RD_ATOMIC) {

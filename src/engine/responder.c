@@ -634,6 +634,7 @@ void resp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint64_t now)
 		uc_rx(qp, pkt);
 		break;
 	case UROCE_QPT_UD:
+	case UROCE_QPT_GSI:
 		ud_rx(qp, pkt);
 		break;
 	}

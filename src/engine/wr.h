@@ -45,7 +45,7 @@ static inline enum pkt_pos pkt_pos(uint32_t k, uint32_t n)
 /* The WRF_RC/UC/UD bit of a QP type. */
 static inline uint16_t wr_qp_flag(enum uroce_qp_type t)
 {
-	return t == UROCE_QPT_RC ? WRF_RC : t == UROCE_QPT_UC ? WRF_UC : WRF_UD;
+	return t == UROCE_QPT_RC ? WRF_RC : t == UROCE_QPT_UC ? WRF_UC : WRF_UD; /* UD, GSI */
 }
 
 #endif

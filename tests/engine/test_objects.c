@@ -251,7 +251,10 @@ static void test_objects_in_use(void **state)
 	init.cap.max_inline_data = UROCE_MAX_INLINE + 1;
 	assert_int_equal(uroce_qp_create(pd, &init, &qp), UROCE_EINVAL);
 	init.cap.max_inline_data = 0;
-	init.qp_type = 1;
+	/* 0 would be the SMI (QP0: no subnet management over RoCEv2, CA17-33), 7 is no type. */
+	init.qp_type = 0;
+	assert_int_equal(uroce_qp_create(pd, &init, &qp), UROCE_EINVAL);
+	init.qp_type = 7;
 	assert_int_equal(uroce_qp_create(pd, &init, &qp), UROCE_EINVAL);
 	init.qp_type = UROCE_QPT_RC;
 	assert_int_equal(uroce_qp_create(pd, &init, &qp), 0);

@@ -228,8 +228,9 @@ static void test_CA17_33_qp0_dropped(void **state)
 }
 
 /* QP1, the General Services Interface, takes only datagrams that carry its well-known Q_Key
- * 0x80010000. A wrong key (or a packet with no DETH at all) is dropped as such; one with
- * the right key meets no GSI QP yet (not implemented) and counts as an unknown QP. */
+ * 0x80010000 (IBA 13.5.1.1). A wrong key (or a packet with no DETH at all) is dropped as
+ * such, whether or not the device has a GSI QP; one with the right key meets no GSI QP on
+ * this device and counts as an unknown QP (test_gsi has the GSI QP itself). */
 static void test_GSI_qp1_qkey_0x80010000(void **state)
 {
 	struct h_buf b;
