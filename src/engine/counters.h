@@ -29,8 +29,8 @@
 	X(acks_sent, "ACK packets sent (ATOMIC ACKNOWLEDGE included)")                          \
 	X(drop_trunc, "drop: the datagram did not fit the receive buffer")                      \
 	X(drop_malformed, "drop: not a whole RoCEv2 packet (not UDP, bad lengths, reserved opcode)") \
-	X(drop_udp_port, "drop: UDP destination port is not 4791 (Annex A17 CA17-23)")          \
-	X(drop_ip_header, "drop: IPv4 fragment or header checksum wrong (Annex A17 CA17-27)")   \
+	X(drop_udp_port, "drop: UDP destination port is not 4791 (Annex A17 CA17-20, CA17-24)") \
+	X(drop_ip_header, "drop: IPv4 fragment or header checksum wrong (Annex A17 CA17-7/8, CA17-24)") \
 	X(drop_bad_icrc, "drop: ICRC mismatch")                                                 \
 	X(drop_icrc_unchecked, "drop: ICRC not computable (IPv4 options, IPv6 extensions)")     \
 	X(drop_not_local, "drop: destination IP is not one of the device's GIDs")               \

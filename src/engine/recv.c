@@ -57,19 +57,22 @@ static struct uroce_qp *qp_lookup(struct uroce_dev *dev, uint32_t qpn)
 /* Why a datagram the dissector read whole is not RoCEv2. */
 static enum uroce_counter not_rocev2(const struct uroce_pkt *pkt)
 {
-	/* Annex A17 CA17-23: RoCEv2 is UDP to port 4791; another port is another protocol. */
+	/* Annex A17 CA17-20 sets the UDP destination port to IANA's 4791; CA17-24 drops what
+	 * does not follow A17.3.2: another port is another protocol. */
 	if (pkt->layers & UROCE_L_UDP && pkt->udp.dport != UROCE_ROCEV2_UDP_PORT)
 		return UROCE_CNT_drop_udp_port;
-	/* CA17-27, the IP header: a fragment carries no whole RoCEv2 packet (peers set DF). */
+	/* CA17-7 / CA17-8 (DF set, fragment offset 0), dropped by CA17-24: a fragment carries
+	 * no whole RoCEv2 packet. */
 	if (pkt->layers & UROCE_L_IPV4 && (pkt->ip4.frag_off || pkt->ip4.flags & 1))
 		return UROCE_CNT_drop_ip_header;
 	return UROCE_CNT_drop_malformed;
 }
 
 /* The header checks of IBA 9.6 (transport header validation) that come before the QP's
- * own: RoCEv2 framing (UDP port, IP header), ICRC (Annex A17 CA17-22), destination, TVer,
- * P_Key, the special QPs, QP, transport. The UDP checksum is never looked at: RoCEv2
- * senders may leave it 0 and the ICRC protects the packet (CA17-24). */
+ * own: RoCEv2 framing (UDP port, IP header: Annex A17 CA17-24 drops packets whose IP and UDP
+ * fields break A17.3.1 / A17.3.2), ICRC (CA17-22), destination (A17.4.4.2), TVer, P_Key,
+ * the special QPs, QP, transport. The UDP checksum is never looked at: A17.3.2.4 says
+ * senders should leave it 0, and CA17-22 (d) masks it out of the ICRC. */
 static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_pkt *io,
 				   struct uroce_pkt *pkt, struct uroce_qp **qpp)
 {
@@ -89,7 +92,7 @@ static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_
 	if ((pkt->layers & UROCE_L_IPV4 && pkt->ip4.has_options) ||
 	    (pkt->layers & UROCE_L_IPV6 && pkt->ip6.has_ext))
 		return UROCE_CNT_drop_icrc_unchecked;
-	/* CA17-27: the IPv4 header checksum, which the ICRC does not cover (it masks the field
+	/* The IPv4 header checksum (RFC 791), which the ICRC does not cover (it masks the field
 	 * so that routers may change the TTL). */
 	if (pkt->layers & UROCE_L_IPV4 && uroce_ipv4_checksum(pkt->frame + pkt->l3_off, 20))
 		return UROCE_CNT_drop_ip_header;

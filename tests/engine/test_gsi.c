@@ -84,9 +84,10 @@ static void expect_mad(struct h_net *net, int from, const struct uroce_wc *wc, u
 	assert_memory_equal(rbuf + UROCE_UD_GRH_LEN, sent, UROCE_MAD_LEN);
 }
 
-/* IBA 13.5.1: the GSI QP is QP1, one per port; its Q_Key is 0x80010000 and no other; other
- * QPs keep their numbers from 16 on. */
-static void test_IBA13_5_1_gsi_qp_is_qp1(void **state)
+/* Annex A17.5.8: QP1, the GSI QP, is the one special QP of a RoCEv2 port; one per port
+ * (IBA 13.5.1); its Q_Key is 0x80010000 and no other; other QPs keep their numbers from 16
+ * on. */
+static void test_A17_5_8_gsi_qp_is_qp1(void **state)
 {
 	struct h_net *net = h_net_new(1, 1, false, NULL);
 	struct uroce_qp *gsi = qp_new(net, 0, UROCE_QPT_GSI), *ud = qp_new(net, 0, UROCE_QPT_UD);
@@ -288,7 +289,7 @@ static void test_CA17_33_qp0_dropped_beside_gsi(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_IBA13_5_1_gsi_qp_is_qp1),
+		cmocka_unit_test(test_A17_5_8_gsi_qp_is_qp1),
 		cmocka_unit_test(test_IBA13_5_1_1_mad_to_qp1_and_reply),
 		cmocka_unit_test(test_IBA13_5_1_gsi_to_gsi),
 		cmocka_unit_test(test_IBA13_5_1_1_qp1_wrong_qkey_dropped),

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Inbound validation, one test per rule, each named after the clause it checks (Annex A17
- * for RoCEv2's IP and UDP framing, IBA 9.6 for the transport header): a packet that breaks
+/* Inbound validation, one test per rule, each named after the clause it checks: the Annex
+ * A17 compliance statement (CA17-n) or section where the clause has no number, and the IBA
+ * section for the transport header (docs/engine.md "Test names and clauses" says which
+ * numbers are verified and where from): a packet that breaks
  * the rule is dropped silently (nothing sent, nothing executed, no completion) and counted
  * under its own counter, on the device and, once the QP is known, on the QP; the same
  * packet without the fault, or with a change the rule allows, is accepted. */
@@ -94,9 +96,10 @@ static void deliver_accepted(struct inj *t)
 	}
 }
 
-/* Annex A17 CA17-23: RoCEv2 is carried to UDP port 4791; a datagram to another port is not
+/* Annex A17 CA17-20 puts IANA's port 4791 in the UDP destination port and CA17-24 drops
+ * received packets whose UDP header breaks A17.3.2: a datagram to another port is not
  * RoCEv2, whatever it holds (the ICRC, which covers the ports, made right). */
-static void test_CA17_23_udp_destination_port_4791(void **state)
+static void test_CA17_24_udp_destination_port_4791(void **state)
 {
 	static const uint16_t ports[] = {4790, 4792, 0, 0xFFFF, 4791 << 1};
 	struct h_buf b;
@@ -115,9 +118,10 @@ static void test_CA17_23_udp_destination_port_4791(void **state)
 	teardown(t, &b);
 }
 
-/* Annex A17 CA17-24: the UDP checksum is not checked on receipt: 0 (what senders write) and
- * any other value are accepted; the ICRC, which masks the field, protects the packet. */
-static void test_CA17_24_udp_checksum_ignored(void **state)
+/* Annex A17.3.2.4 (no compliance number): senders should set the UDP checksum to 0, and
+ * CA17-22 (d) masks it out of the ICRC; so it is not checked on receipt: 0 and any other
+ * value are accepted, the ICRC protects the packet. */
+static void test_A17_3_2_4_udp_checksum_ignored(void **state)
 {
 	static const uint16_t sums[] = {0, 0xFFFF, 0xBEEF, 0x0001};
 	struct h_buf b;
@@ -141,12 +145,14 @@ static void test_CA17_24_udp_checksum_ignored(void **state)
 	teardown(t, &b);
 }
 
-/* Annex A17 CA17-27, the IP header: a wrong IPv4 header checksum (a field the ICRC masks, so
- * only the checksum itself can catch it) and a fragment are dropped as IP header faults; a
- * header with options, which RoCEv2 peers never send and the ICRC cannot be computed over,
- * as unchecked; not UDP, as not RoCEv2; another destination, as not local. What routers
+/* Annex A17 CA17-24 drops received packets whose IP header breaks A17.3.1, and CA17-27
+ * those whose IP version is not the one of their framing: a wrong IPv4 header checksum (a
+ * field the ICRC masks, so only the checksum itself can catch it) and a fragment (CA17-7,
+ * CA17-8: DF set, offset 0) are dropped as IP header faults; a header with options (CA17-3:
+ * IHL 5), which the ICRC cannot be computed over, as unchecked; not UDP (CA17-10) or
+ * another IP version, as not RoCEv2; another destination, as not local. What routers
  * change on the way (TTL, DSCP and ECN, with the checksum updated) is accepted. */
-static void test_CA17_27_ip_header_checks(void **state)
+static void test_CA17_24_CA17_27_ip_header_checks(void **state)
 {
 	struct h_buf b;
 	struct inj *t = setup(UROCE_QPT_RC, false, &b);
@@ -179,6 +185,15 @@ static void test_CA17_27_ip_header_checks(void **state)
 	t->pkt[9] = 6; /* TCP */
 	inj_fixup(t, true, true);
 	deliver_dropped(t, UROCE_CNT_drop_malformed, false);
+	for (int version = 0; version < 16; version++) {
+		if (version == 4)
+			continue;
+		inj_build(t, &h);
+		t->pkt[0] = (uint8_t)(version << 4 | 5);
+		put_be16(t->pkt + 10, 0);
+		put_be16(t->pkt + 10, uroce_ipv4_checksum(t->pkt, 20));
+		deliver_dropped(t, UROCE_CNT_drop_malformed, false);
+	}
 	struct inj_hdr elsewhere = h;
 	elsewhere.dst = &other;
 	inj_build(t, &elsewhere);
@@ -227,11 +242,12 @@ static void test_CA17_33_qp0_dropped(void **state)
 	teardown(t, &b);
 }
 
-/* QP1, the General Services Interface, takes only datagrams that carry its well-known Q_Key
+/* QP1, the General Services Interface (the one special QP of a RoCEv2 port, Annex A17.5.8),
+ * takes only datagrams that carry its well-known Q_Key
  * 0x80010000 (IBA 13.5.1.1). A wrong key (or a packet with no DETH at all) is dropped as
  * such, whether or not the device has a GSI QP; one with the right key meets no GSI QP on
  * this device and counts as an unknown QP (test_gsi has the GSI QP itself). */
-static void test_GSI_qp1_qkey_0x80010000(void **state)
+static void test_IBA13_5_1_1_qp1_gsi_qkey_0x80010000(void **state)
 {
 	struct h_buf b;
 	struct inj *t = setup(UROCE_QPT_UD, false, &b);
@@ -254,9 +270,9 @@ static void test_GSI_qp1_qkey_0x80010000(void **state)
 	teardown(t, &b);
 }
 
-/* IBA 9.6, P_Key: the packet's P_Key must match the QP's (index 0: 0xFFFF, the default
+/* C9-43 (IBA 9.6): the packet's P_Key must match the QP's (index 0: 0xFFFF, the default
  * partition, full member): the same 15-bit key, full or limited membership (IBA 10.9.3). */
-static void test_IBA9_6_pkey_check(void **state)
+static void test_C9_43_pkey_check(void **state)
 {
 	static const uint16_t bad[] = {0x0000, 0x8000, 0x1234, 0xFFFE, 0x7FFE, 0xBFFF};
 	static const uint16_t fine[] = {0xFFFF, 0x7FFF};
@@ -353,9 +369,10 @@ static void test_IBA9_6_opcode_not_valid_for_qp_type(void **state)
 	}
 }
 
-/* IBA 9.6: a connected QP (RC, UC) takes packets only from the address of its peer; UD
- * takes them from anyone. */
-static void test_IBA9_6_connected_qp_source_address(void **state)
+/* Annex A17.4.4.2 (the L3 address validation of IBA 9.6.1.2.3 applied to IP addresses): a
+ * connected QP (RC, UC) takes packets only from the address of its peer; UD takes them
+ * from anyone. */
+static void test_A17_4_4_2_connected_qp_source_address(void **state)
 {
 	struct uroce_io_addr stranger = h_addr(9, false);
 	struct h_buf b;
@@ -378,16 +395,16 @@ static void test_IBA9_6_connected_qp_source_address(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_CA17_23_udp_destination_port_4791),
-		cmocka_unit_test(test_CA17_24_udp_checksum_ignored),
-		cmocka_unit_test(test_CA17_27_ip_header_checks),
+		cmocka_unit_test(test_CA17_24_udp_destination_port_4791),
+		cmocka_unit_test(test_A17_3_2_4_udp_checksum_ignored),
+		cmocka_unit_test(test_CA17_24_CA17_27_ip_header_checks),
 		cmocka_unit_test(test_CA17_33_qp0_dropped),
-		cmocka_unit_test(test_GSI_qp1_qkey_0x80010000),
-		cmocka_unit_test(test_IBA9_6_pkey_check),
+		cmocka_unit_test(test_IBA13_5_1_1_qp1_gsi_qkey_0x80010000),
+		cmocka_unit_test(test_C9_43_pkey_check),
 		cmocka_unit_test(test_IBA9_6_tver_0),
 		cmocka_unit_test(test_IBA9_2_bth_reserved_bits_ignored),
 		cmocka_unit_test(test_IBA9_6_opcode_not_valid_for_qp_type),
-		cmocka_unit_test(test_IBA9_6_connected_qp_source_address),
+		cmocka_unit_test(test_A17_4_4_2_connected_qp_source_address),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
