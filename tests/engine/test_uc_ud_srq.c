@@ -328,6 +328,224 @@ static void test_IBA10_2_9_srq(void **state)
 	h_net_free(net);
 }
 
+/* UC and UD messages of 0, 1, MTU-1, MTU and MTU+1 bytes and 3 x MTU + 3 (UC), at the
+ * smallest and the largest MTU: UC SEND, SEND_WITH_IMM, WRITE and WRITE_WITH_IMM segmented
+ * into FIRST/MIDDLE/LAST of exactly the MTU (RETH on the first packet only, ImmDt on the
+ * last, never AckReq), every byte delivered; UD SEND up to the port MTU into the buffer
+ * after the 40-byte header area (UD MTU+1 is test_IBA10_3_1_ud_mtu_and_sqe). */
+static void test_IBA9_8_uc_ud_message_sizes(void **state)
+{
+	static const enum uroce_mtu mtus[] = {UROCE_MTU_256, UROCE_MTU_4096};
+	static const enum uroce_wr_opcode ops[] = {UROCE_WR_SEND, UROCE_WR_SEND_WITH_IMM,
+						   UROCE_WR_RDMA_WRITE, UROCE_WR_RDMA_WRITE_WITH_IMM};
+	(void)state;
+
+	for (size_t m = 0; m < 2; m++) {
+		struct h_net *net = h_net_new(11, 2, false, NULL);
+		struct h_qp_opts o = {.type = UROCE_QPT_UC, .mtu = mtus[m]};
+		uint32_t mtu = 128u << mtus[m];
+		const uint32_t sizes[] = {0, 1, mtu - 1, mtu, mtu + 1, 3 * mtu + 3};
+		struct uroce_qp *qp[2], *ud[2];
+		struct h_log log = {0};
+		h_qp_pair(net, 0, 1, &o, qp);
+		struct h_buf a = h_buf_new(net, 0, 4 * 4096, H_ALL_ACCESS, 1);
+		struct h_buf b = h_buf_new(net, 1, 4 * 4096 + 40, H_ALL_ACCESS, 2);
+		h_log_start(net, &log);
+		for (size_t op = 0; op < 4; op++)
+			for (size_t k = 0; k < 6; k++) {
+				uint64_t id = op * 16 + k;
+				bool write = ops[op] == UROCE_WR_RDMA_WRITE ||
+					     ops[op] == UROCE_WR_RDMA_WRITE_WITH_IMM;
+				memset(b.p, 0xEE, b.len);
+				log.n = 0;
+				if (ops[op] != UROCE_WR_RDMA_WRITE)
+					h_post_recv(qp[1], id, &b, 0, 4 * 4096);
+				h_post_send(qp[0], ops[op], id, &a, k, sizes[k], h_va(&b, 0),
+					    uroce_mr_rkey(b.mr), 0);
+				h_run(net, UINT64_MAX);
+				struct uroce_wc wc = h_poll1(net, 0);
+				h_expect_wc(&wc, id, UROCE_WC_SUCCESS,
+					    write ? UROCE_WC_RDMA_WRITE : UROCE_WC_SEND);
+				if (ops[op] != UROCE_WR_RDMA_WRITE) {
+					wc = h_poll1(net, 1);
+					h_expect_wc(&wc, id, UROCE_WC_SUCCESS,
+						    write ? UROCE_WC_RECV_RDMA_WITH_IMM : UROCE_WC_RECV);
+					assert_int_equal(wc.byte_len, sizes[k]); /* WRITE: its length, as rxe */
+				}
+				h_expect_empty(net, 1);
+				assert_memory_equal(b.p, a.p + k, sizes[k]);
+				assert_int_equal(b.p[sizes[k]], 0xEE);
+				uint32_t npkts = sizes[k] ? (sizes[k] + mtu - 1) / mtu : 1;
+				assert_int_equal(log.n, npkts);
+				for (size_t i = 0; i < log.n; i++) {
+					const struct h_rec *r = &log.rec[i];
+					bool last = i + 1 == log.n;
+					assert_false(r->ackreq);
+					assert_int_equal(r->payload_len, last ? sizes[k] - i * mtu : mtu);
+					assert_int_equal(!!(r->ext.present & UROCE_EH_RETH), write && i == 0);
+					assert_int_equal(!!(r->ext.present & UROCE_EH_IMMDT),
+							 last && (ops[op] == UROCE_WR_SEND_WITH_IMM ||
+								  ops[op] == UROCE_WR_RDMA_WRITE_WITH_IMM));
+				}
+			}
+		/* UD at the port MTU (4096): 0, 1, MTU-1, MTU. */
+		struct h_qp_opts u = {.type = UROCE_QPT_UD};
+		h_qp_pair(net, 0, 1, &u, ud);
+		struct uroce_ah *ah;
+		struct uroce_ah_attr aa = {.dgid = net->node[1].addr, .port_num = 1};
+		assert_int_equal(uroce_ah_create(net->node[0].pd, &aa, &ah), 0);
+		const uint32_t ud_sizes[] = {0, 1, 4095, 4096};
+		for (size_t k = 0; k < 4; k++) {
+			memset(b.p, 0xEE, b.len);
+			h_post_recv(ud[1], 100 + k, &b, 0, 40 + 4096);
+			ud_send(ud[0], ah, 100 + k, &a, ud_sizes[k], uroce_qp_num(ud[1]), 0x11111111, false);
+			h_run(net, UINT64_MAX);
+			struct uroce_wc wc = h_poll1(net, 0);
+			h_expect_wc(&wc, 100 + k, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+			wc = h_poll1(net, 1);
+			h_expect_wc(&wc, 100 + k, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+			assert_int_equal(wc.byte_len, 40 + ud_sizes[k]);
+			assert_memory_equal(b.p + 40, a.p, ud_sizes[k]);
+			if (ud_sizes[k] < 4096)
+				assert_int_equal(b.p[40 + ud_sizes[k]], 0xEE);
+		}
+		uroce_ah_destroy(ah);
+		h_log_free(net, &log);
+		h_buf_free(&a);
+		h_buf_free(&b);
+		h_net_free(net);
+	}
+}
+
+/* IBA 10.8 on UC: LOCAL_INV invalidates an MR of the QP's PD registered for it and
+ * completes; a UC WRITE the peer then sends to the dead R_Key is discarded silently (UC has
+ * no NAK, 9.8.3) and leaves the region untouched. */
+static void test_IBA10_8_uc_local_invalidate(void **state)
+{
+	struct h_net *net = h_net_new(12, 2, false, NULL);
+	struct h_qp_opts o = {.type = UROCE_QPT_UC};
+	struct uroce_qp *qp[2];
+	(void)state;
+
+	h_qp_pair(net, 0, 1, &o, qp);
+	struct h_buf a = h_buf_new(net, 0, 256, H_ALL_ACCESS, 1);
+	struct h_buf t = h_buf_new(net, 1, 256, H_ALL_ACCESS | UROCE_ACCESS_INVALIDATE, 2);
+	struct h_buf copy = h_buf_new(net, 1, 256, H_ALL_ACCESS, 2);
+	struct uroce_send_wr inv = {.wr_id = 9, .opcode = UROCE_WR_LOCAL_INV,
+				    .send_flags = UROCE_SEND_SIGNALED,
+				    .invalidate_rkey = uroce_mr_rkey(t.mr)};
+	const struct uroce_send_wr *bad;
+	assert_int_equal(uroce_post_send(qp[1], &inv, &bad), 0);
+	h_run(net, UINT64_MAX);
+	struct uroce_wc wc = h_poll1(net, 1);
+	h_expect_wc(&wc, 9, UROCE_WC_SUCCESS, UROCE_WC_LOCAL_INV);
+	assert_false(uroce_mr_valid(t.mr));
+	h_post_send(qp[0], UROCE_WR_RDMA_WRITE, 1, &a, 0, 100, h_va(&t, 0), uroce_mr_rkey(t.mr), 0);
+	h_run(net, UINT64_MAX);
+	wc = h_poll1(net, 0);
+	h_expect_wc(&wc, 1, UROCE_WC_SUCCESS, UROCE_WC_RDMA_WRITE); /* sent is done, for UC */
+	assert_memory_equal(t.p, copy.p, 256);
+	assert_int_equal(uroce_qp_counters(qp[1])->v[UROCE_CNT_drop_uc_invalid], 1);
+	assert_int_equal(uroce_qp_state(qp[1]), UROCE_QPS_RTS);
+	h_buf_free(&a);
+	h_buf_free(&t);
+	h_buf_free(&copy);
+	h_net_free(net);
+}
+
+/* IBA 9.7.5.2.8 with an SRQ: an RC QP whose SRQ is empty answers a SEND with RNR NAKs (no
+ * sequence NAK, nothing lost) until a WQE is posted to the SRQ, then the resend lands; with
+ * rnr_retry spent first, the requester completes with RNR_RETRY_EXC_ERR. */
+static void test_IBA9_7_5_2_8_rnr_with_srq(void **state)
+{
+	struct h_net *net = h_net_new(13, 2, false, NULL);
+	struct uroce_srq *srq;
+	struct uroce_srq_attr sa = {.max_wr = 8, .max_sge = 1};
+	(void)state;
+
+	assert_int_equal(uroce_srq_create(net->node[1].pd, &sa, &srq), 0);
+	struct h_qp_opts o = {.type = UROCE_QPT_RC, .srq = {NULL, srq}, .rnr_retry = 7,
+			      .min_rnr_timer = 1};
+	struct h_qp_opts lim = o;
+	lim.rnr_retry = 2;
+	struct uroce_qp *qp[2], *qq[2];
+	h_qp_pair(net, 0, 1, &o, qp);
+	h_qp_pair(net, 0, 1, &lim, qq);
+	struct h_buf a = h_buf_new(net, 0, 1024, H_ALL_ACCESS, 1);
+	struct h_buf r = h_buf_new(net, 1, 1024, H_ALL_ACCESS, 2);
+
+	h_post_send(qp[0], UROCE_WR_SEND, 1, &a, 0, 700, 0, 0, 0);
+	h_run(net, 5000000); /* 5 ms: RNR NAK after RNR NAK, 10 us apart */
+	h_expect_empty(net, 0);
+	h_expect_empty(net, 1);
+	uint64_t naks = uroce_qp_counters(qp[1])->v[UROCE_CNT_send_rnr_err];
+	assert_true(naks > 10);
+	assert_int_equal(uroce_qp_counters(qp[0])->v[UROCE_CNT_rcvd_rnr_err], naks);
+	assert_int_equal(uroce_qp_counters(qp[1])->v[UROCE_CNT_naks_sent], 0);
+	struct uroce_sge sge = h_sge(&r, 0, 1024);
+	struct uroce_recv_wr rw = {.wr_id = 50, .sg_list = &sge, .num_sge = 1};
+	const struct uroce_recv_wr *bad;
+	assert_int_equal(uroce_post_srq_recv(srq, &rw, &bad), 0);
+	h_run(net, UINT64_MAX);
+	struct uroce_wc wc = h_poll1(net, 0);
+	h_expect_wc(&wc, 1, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+	wc = h_poll1(net, 1);
+	h_expect_wc(&wc, 50, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+	assert_int_equal(wc.qp_num, uroce_qp_num(qp[1]));
+	assert_memory_equal(r.p, a.p, 700);
+
+	/* rnr_retry 2: the first send and two resends are refused, then the error. */
+	h_post_send(qq[0], UROCE_WR_SEND, 2, &a, 0, 10, 0, 0, 0);
+	h_run(net, UINT64_MAX);
+	wc = h_poll1(net, 0);
+	h_expect_wc(&wc, 2, UROCE_WC_RNR_RETRY_EXC_ERR, UROCE_WC_SEND);
+	assert_int_equal(uroce_qp_counters(qq[1])->v[UROCE_CNT_send_rnr_err], 3);
+	assert_int_equal(uroce_qp_state(qq[0]), UROCE_QPS_ERR);
+	h_buf_free(&a);
+	h_buf_free(&r);
+	h_net_free(net);
+}
+
+/* Counters per QP (rxe keeps them per device; the engine keeps both): traffic on one QP
+ * moves its counters and the device's by the same amounts, and nothing on a second QP of
+ * the same device. */
+static void test_counters_per_qp_and_device(void **state)
+{
+	struct h_net *net = h_net_new(14, 2, false, NULL);
+	struct h_qp_opts o = {.type = UROCE_QPT_RC};
+	struct uroce_qp *busy[2], *idle[2];
+	(void)state;
+
+	h_qp_pair(net, 0, 1, &o, busy);
+	h_qp_pair(net, 0, 1, &o, idle);
+	struct h_buf a = h_buf_new(net, 0, 8192, H_ALL_ACCESS, 1);
+	struct h_buf b = h_buf_new(net, 1, 8192, H_ALL_ACCESS, 2);
+	union uroce_counters dev0 = *uroce_dev_counters(net->node[0].dev);
+	union uroce_counters dev1 = *uroce_dev_counters(net->node[1].dev);
+	h_post_recv(busy[1], 1, &b, 0, 8192);
+	h_post_send(busy[0], UROCE_WR_SEND, 1, &a, 0, 3000, 0, 0, 0);
+	h_post_send(busy[0], UROCE_WR_RDMA_WRITE, 2, &a, 0, 2048, h_va(&b, 0), uroce_mr_rkey(b.mr), 0);
+	h_post_send(busy[0], UROCE_WR_RDMA_READ, 3, &a, 0, 2048, h_va(&b, 0), uroce_mr_rkey(b.mr), 0);
+	h_run(net, UINT64_MAX);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(h_poll1(net, 0).status, UROCE_WC_SUCCESS);
+	const union uroce_counters *q0 = uroce_qp_counters(busy[0]), *q1 = uroce_qp_counters(busy[1]);
+	assert_int_equal(q0->v[UROCE_CNT_sent_pkts], 3 + 2 + 1);  /* MTU 1024 */
+	assert_int_equal(q0->v[UROCE_CNT_rdma_sends], 2 + 1);
+	assert_int_equal(q1->v[UROCE_CNT_rcvd_pkts], 3 + 2 + 1);
+	assert_int_equal(q1->v[UROCE_CNT_rdma_recvs], 2 + 1);
+	assert_int_equal(q1->v[UROCE_CNT_sent_pkts], q0->v[UROCE_CNT_rcvd_pkts]);
+	for (enum uroce_counter c = 0; c < UROCE_NCOUNTERS; c++) {
+		assert_int_equal(uroce_qp_counters(idle[0])->v[c], 0);
+		assert_int_equal(uroce_qp_counters(idle[1])->v[c], 0);
+		assert_int_equal(uroce_dev_counters(net->node[0].dev)->v[c] - dev0.v[c], q0->v[c]);
+		assert_int_equal(uroce_dev_counters(net->node[1].dev)->v[c] - dev1.v[c], q1->v[c]);
+	}
+	h_buf_free(&a);
+	h_buf_free(&b);
+	h_net_free(net);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +555,10 @@ int main(void)
 		cmocka_unit_test(test_IBA10_2_4_ud_qkey),
 		cmocka_unit_test(test_IBA10_3_1_ud_mtu_and_sqe),
 		cmocka_unit_test(test_IBA10_2_9_srq),
+		cmocka_unit_test(test_IBA9_8_uc_ud_message_sizes),
+		cmocka_unit_test(test_IBA10_8_uc_local_invalidate),
+		cmocka_unit_test(test_IBA9_7_5_2_8_rnr_with_srq),
+		cmocka_unit_test(test_counters_per_qp_and_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
