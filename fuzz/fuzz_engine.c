@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Input: a script of steps run against two live engines, A (10.0.0.1) and B (10.0.0.2),
- * each with an RC, a UC and a UD QP connected to the other's, receives posted, and SEND,
- * WRITE, READ and atomics outstanding from the start, so that the responder, the completer
- * and the UC/UD receive paths all hold state to get wrong. Each step is an op byte (low
+ * each with an RC, a UC and a UD QP connected to the other's, a second RC QP whose receives
+ * come from a shared receive queue (armed limit), and the GSI QP (QP1); receives posted
+ * (some with two SGEs), and SEND (some gathered from two SGEs), WRITE, READ, atomics,
+ * SEND_WITH_INV and LOCAL_INV (of a third region registered for invalidation, which a post
+ * step can register again under a new key) outstanding from the start, so that the
+ * responder, the completer, the SRQ and the UC/UD/GSI receive paths all hold state to get
+ * wrong. Each step is an op byte (low
  * three bits: the op; bit 3: which engine; bits 4-5: flags) and its operands:
  *
  *   0 inject   u16 length, bytes: bit 5 clear, a whole datagram from the IP header on; set,
@@ -42,13 +46,16 @@
 #include "wire/ip.h"
 #include "wire/psn.h"
 
-enum { QP_RC, QP_UC, QP_UD, NQP };
+enum { QP_RC, QP_UC, QP_UD, QP_SRQ, QP_GSI, NQP };
 
 #define GUARD 64                  /* bytes checked on each side of every MR */
 #define DATA_LEN 8192             /* the region remote requests reach */
-#define LOCAL_LEN 32768           /* SGEs: receive buffers, send data, READ and atomic results */
+#define LOCAL_LEN 65536           /* SGEs: receive buffers, send data, READ and atomic results */
+#define INV_LEN 4096              /* the region LOCAL_INV and SEND_WITH_INV invalidate */
 #define DATA_IOVA 0x100000ull
 #define LOCAL_IOVA 0x200000ull
+#define INV_IOVA 0x300000ull
+#define SRQ_LIMIT 2
 #define RECV_SLOT 1536            /* each QP has 4 receive slots */
 #define SEND_AREA (NQP * 4 * RECV_SLOT)
 #define READ_AREA (SEND_AREA + 2048)
@@ -57,6 +64,7 @@ enum { QP_RC, QP_UC, QP_UD, NQP };
 #define MAX_STEPS 512
 #define FINISH_ROUNDS 64
 #define QKEY 0x11111111u
+#define GSI_QKEY 0x80010000u
 #define FILL 0x5C
 #define GUARD_FILL 0xE7
 
@@ -76,8 +84,9 @@ struct node {
 	struct uroce_pd *pd;
 	struct uroce_cq *cq;
 	struct uroce_qp *qp[NQP];
+	struct uroce_srq *srq;    /* QP_SRQ's receives */
 	struct uroce_ah *ah;
-	struct region data, local;
+	struct region data, local, inv;
 	struct uroce_io_addr addr;
 	uint64_t send_id[NQP], recv_id[NQP];   /* the next wr_id to post (increasing) */
 	uint64_t send_done[NQP], recv_done[NQP]; /* one past the last wr_id completed */
@@ -94,7 +103,11 @@ static uint8_t g_pkt[UROCE_MAX_DATAGRAM + 64];
 
 /* ---- setup ---- */
 
-static void region_new(struct node *n, struct region *r, size_t len, uint64_t iova)
+#define ALL_ACCESS (UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | \
+		    UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC)
+
+static void region_new(struct node *n, struct region *r, size_t len, uint64_t iova,
+		       unsigned access)
 {
 	r->len = len;
 	r->mem = malloc(len + 2 * GUARD);
@@ -102,10 +115,15 @@ static void region_new(struct node *n, struct region *r, size_t len, uint64_t io
 	memset(r->mem, GUARD_FILL, GUARD);
 	memset(r->mem + GUARD, FILL, len);
 	memset(r->mem + GUARD + len, GUARD_FILL, GUARD);
-	FUZZ_CHECK(uroce_mr_reg(n->pd, r->mem + GUARD, len, iova,
-				UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
-					UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC,
-				&r->mr) == 0);
+	FUZZ_CHECK(uroce_mr_reg(n->pd, r->mem + GUARD, len, iova, access, &r->mr) == 0);
+}
+
+/* The invalidatable region once more, under a new key (the old one reaches nothing). */
+static void inv_reregister(struct node *n)
+{
+	FUZZ_CHECK(uroce_mr_dereg(n->inv.mr) == 0);
+	FUZZ_CHECK(uroce_mr_reg(n->pd, n->inv.mem + GUARD, INV_LEN, INV_IOVA,
+				ALL_ACCESS | UROCE_ACCESS_INVALIDATE, &n->inv.mr) == 0);
 }
 
 static void guards_check(const struct region *r)
@@ -118,9 +136,10 @@ static void guards_check(const struct region *r)
 static void qp_rts(struct uroce_qp *qp, enum uroce_qp_type type, const struct node *peer,
 		   uint32_t peer_qpn, uint32_t sq_psn, uint32_t rq_psn)
 {
-	bool conn = type != UROCE_QPT_UD;
+	bool conn = type == UROCE_QPT_RC || type == UROCE_QPT_UC;
 	struct uroce_qp_attr a = {
-		.qp_state = UROCE_QPS_INIT, .port_num = 1, .qkey = QKEY,
+		.qp_state = UROCE_QPS_INIT, .port_num = 1,
+		.qkey = type == UROCE_QPT_GSI ? GSI_QKEY : QKEY,
 		.qp_access_flags = UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ |
 				   UROCE_ACCESS_REMOTE_ATOMIC,
 		.path_mtu = UROCE_MTU_256, .dest_qp_num = peer_qpn, .rq_psn = rq_psn,
@@ -145,7 +164,8 @@ static void qp_rts(struct uroce_qp *qp, enum uroce_qp_type type, const struct no
 	FUZZ_CHECK(uroce_qp_modify(qp, &a, rts) == 0);
 }
 
-static const enum uroce_qp_type qp_type[NQP] = {UROCE_QPT_RC, UROCE_QPT_UC, UROCE_QPT_UD};
+static const enum uroce_qp_type qp_type[NQP] = {UROCE_QPT_RC, UROCE_QPT_UC, UROCE_QPT_UD,
+						UROCE_QPT_RC, UROCE_QPT_GSI};
 /* The send PSNs: A's RC crosses the 24-bit wrap early. */
 static const uint32_t sq_psn[2] = {0xFFFFF8, 0x200};
 
@@ -154,6 +174,7 @@ static void node_new(int i)
 	struct node *n = &g_node[i];
 	struct uroce_dev_cfg cfg = {.ngids = 1, .port_mtu = UROCE_MTU_1024, .max_qp = 4,
 				    .max_mr = 4};
+	struct uroce_srq_attr srq = {.max_wr = 32, .max_sge = 2, .srq_limit = SRQ_LIMIT};
 
 	memset(n, 0, offsetof(struct node, box));
 	n->head = n->count = 0;
@@ -162,11 +183,14 @@ static void node_new(int i)
 	FUZZ_CHECK(uroce_dev_new(&cfg, &n->dev) == 0);
 	FUZZ_CHECK(uroce_pd_alloc(n->dev, &n->pd) == 0);
 	FUZZ_CHECK(uroce_cq_create(n->dev, 512, &n->cq) == 0);
-	region_new(n, &n->data, DATA_LEN, DATA_IOVA);
-	region_new(n, &n->local, LOCAL_LEN, LOCAL_IOVA);
+	region_new(n, &n->data, DATA_LEN, DATA_IOVA, ALL_ACCESS);
+	region_new(n, &n->local, LOCAL_LEN, LOCAL_IOVA, ALL_ACCESS);
+	region_new(n, &n->inv, INV_LEN, INV_IOVA, ALL_ACCESS | UROCE_ACCESS_INVALIDATE);
+	FUZZ_CHECK(uroce_srq_create(n->pd, &srq, &n->srq) == 0);
 	for (int q = 0; q < NQP; q++) {
 		struct uroce_qp_init_attr init = {
 			.send_cq = n->cq, .recv_cq = n->cq, .qp_type = qp_type[q],
+			.srq = q == QP_SRQ ? n->srq : NULL,
 			.cap = {.max_send_wr = 32, .max_recv_wr = 32, .max_send_sge = 2,
 				.max_recv_sge = 2, .max_inline_data = 64}};
 		FUZZ_CHECK(uroce_qp_create(n->pd, &init, &n->qp[q]) == 0);
@@ -189,45 +213,74 @@ static void node_free(struct node *n)
 	uroce_dev_free(n->dev);
 	free(n->data.mem);
 	free(n->local.mem);
+	free(n->inv.mem);
 }
 
 /* ---- posting ---- */
 
+/* A receive of one slot; every other one scattered over two SGEs (the slot's halves, the
+ * second first, so that the scatter order shows). QP_SRQ's go to the SRQ. */
 static void post_recv(struct node *n, int q)
 {
-	struct uroce_sge sge = {.addr = LOCAL_IOVA + (uint64_t)(q * 4 + (int)(n->recv_id[q] % 4)) * RECV_SLOT,
-				.length = RECV_SLOT, .lkey = uroce_mr_lkey(n->local.mr)};
-	struct uroce_recv_wr wr = {.wr_id = n->recv_id[q], .sg_list = &sge, .num_sge = 1};
+	uint64_t slot = LOCAL_IOVA + (uint64_t)(q * 4 + (int)(n->recv_id[q] % 4)) * RECV_SLOT;
+	uint32_t lkey = uroce_mr_lkey(n->local.mr);
+	struct uroce_sge sge[2] = {{.addr = slot, .length = RECV_SLOT, .lkey = lkey}};
+	struct uroce_recv_wr wr = {.wr_id = n->recv_id[q], .sg_list = sge, .num_sge = 1};
 	const struct uroce_recv_wr *bad;
+	int err;
 
-	if (uroce_post_recv(n->qp[q], &wr, &bad) == 0)
+	if (n->recv_id[q] & 1) {
+		sge[0] = (struct uroce_sge){.addr = slot + RECV_SLOT / 2, .length = RECV_SLOT / 2,
+					    .lkey = lkey};
+		sge[1] = (struct uroce_sge){.addr = slot, .length = RECV_SLOT / 2, .lkey = lkey};
+		wr.num_sge = 2;
+	}
+	err = q == QP_SRQ ? uroce_post_srq_recv(n->srq, &wr, &bad)
+			  : uroce_post_recv(n->qp[q], &wr, &bad);
+	if (err == 0)
 		n->recv_id[q]++;
 }
 
-/* One send work request; invalid combinations (a READ on UD) are refused by post_send. */
-static void post_send(struct node *n, int q, enum uroce_wr_opcode op, uint32_t len, uint64_t off)
+/* One send work request; invalid combinations (a READ on UD) are refused by post_send.
+ * `inv`: the remote address, and the key SEND_WITH_INV names, are the peer's invalidatable
+ * region's, LOCAL_INV's the node's own. A length of more than 64 bytes that is odd is
+ * gathered from two SGEs. */
+static void post_send(struct node *n, int q, enum uroce_wr_opcode op, uint32_t len, uint64_t off,
+		      bool inv)
 {
 	bool atomic = op == UROCE_WR_ATOMIC_CMP_AND_SWP || op == UROCE_WR_ATOMIC_FETCH_AND_ADD;
 	uint64_t local = op == UROCE_WR_RDMA_READ ? READ_AREA : atomic ? ATOMIC_AREA + off % 64 : SEND_AREA;
-	struct uroce_sge sge = {.addr = LOCAL_IOVA + local, .length = atomic ? 8 : len,
-				.lkey = uroce_mr_lkey(n->local.mr)};
-	struct uroce_send_wr wr = {.wr_id = n->send_id[q], .sg_list = &sge, .num_sge = 1,
+	uint32_t lkey = uroce_mr_lkey(n->local.mr);
+	struct uroce_sge sge[2] = {{.addr = LOCAL_IOVA + local, .length = atomic ? 8 : len,
+				    .lkey = lkey}};
+	struct uroce_send_wr wr = {.wr_id = n->send_id[q], .sg_list = sge, .num_sge = 1,
 				   .opcode = op, .send_flags = UROCE_SEND_SIGNALED,
 				   .imm_data = 0x1234};
 	const struct uroce_send_wr *bad;
-	uint32_t rkey = uroce_mr_rkey(g_node[n == g_node].data.mr);
+	const struct node *peer = &g_node[n == g_node];
+	uint32_t rkey = uroce_mr_rkey(inv ? peer->inv.mr : peer->data.mr);
 
+	if (!atomic && len > 64 && len & 1) {
+		sge[0].length = len / 2;
+		sge[1] = (struct uroce_sge){.addr = LOCAL_IOVA + local + 2048, .length = len - len / 2,
+					    .lkey = lkey};
+		wr.num_sge = 2;
+	}
+	if (op == UROCE_WR_SEND_WITH_INV)
+		wr.invalidate_rkey = rkey;
+	else if (op == UROCE_WR_LOCAL_INV)
+		wr.invalidate_rkey = uroce_mr_rkey(n->inv.mr);
 	if (atomic) {
 		wr.wr.atomic.remote_addr = DATA_IOVA + (off & ~7ull) % DATA_LEN;
 		wr.wr.atomic.rkey = rkey;
 		wr.wr.atomic.compare_add = 1;
 		wr.wr.atomic.swap = 2;
-	} else if (qp_type[q] == UROCE_QPT_UD) {
+	} else if (qp_type[q] == UROCE_QPT_UD || qp_type[q] == UROCE_QPT_GSI) {
 		wr.wr.ud.ah = n->ah;
-		wr.wr.ud.remote_qpn = uroce_qp_num(g_node[n == g_node].qp[q]);
-		wr.wr.ud.remote_qkey = QKEY;
+		wr.wr.ud.remote_qpn = uroce_qp_num(peer->qp[q]);
+		wr.wr.ud.remote_qkey = qp_type[q] == UROCE_QPT_GSI ? GSI_QKEY : QKEY;
 	} else {
-		wr.wr.rdma.remote_addr = DATA_IOVA + off;
+		wr.wr.rdma.remote_addr = (inv ? INV_IOVA + off % INV_LEN : DATA_IOVA + off);
 		wr.wr.rdma.rkey = rkey;
 	}
 	if (uroce_post_send(n->qp[q], &wr, &bad) == 0)
@@ -242,20 +295,27 @@ static void initial_work(void)
 			for (int k = 0; k < 4; k++)
 				post_recv(&g_node[i], q);
 	struct node *a = &g_node[0], *b = &g_node[1];
-	post_send(a, QP_RC, UROCE_WR_SEND, 700, 0);
-	post_send(a, QP_RC, UROCE_WR_RDMA_WRITE, 1000, 0);
-	post_send(a, QP_RC, UROCE_WR_RDMA_READ, 1500, 2048);
-	post_send(a, QP_RC, UROCE_WR_ATOMIC_FETCH_AND_ADD, 8, 4096);
-	post_send(a, QP_RC, UROCE_WR_ATOMIC_CMP_AND_SWP, 8, 4104);
-	post_send(a, QP_RC, UROCE_WR_SEND_WITH_IMM, 0, 0);
-	post_send(b, QP_RC, UROCE_WR_SEND, 300, 0);
-	post_send(b, QP_RC, UROCE_WR_RDMA_READ, 600, 1000);
-	post_send(b, QP_RC, UROCE_WR_RDMA_WRITE_WITH_IMM, 100, 5000);
-	post_send(a, QP_UC, UROCE_WR_SEND, 500, 0);
-	post_send(a, QP_UC, UROCE_WR_RDMA_WRITE_WITH_IMM, 300, 6000);
-	post_send(b, QP_UC, UROCE_WR_SEND, 10, 0);
-	post_send(a, QP_UD, UROCE_WR_SEND, 100, 0);
-	post_send(b, QP_UD, UROCE_WR_SEND_WITH_IMM, 0, 0);
+	post_send(a, QP_RC, UROCE_WR_SEND, 700, 0, false);
+	post_send(a, QP_RC, UROCE_WR_RDMA_WRITE, 1000, 0, false);
+	post_send(a, QP_RC, UROCE_WR_RDMA_READ, 1500, 2048, false);
+	post_send(a, QP_RC, UROCE_WR_ATOMIC_FETCH_AND_ADD, 8, 4096, false);
+	post_send(a, QP_RC, UROCE_WR_ATOMIC_CMP_AND_SWP, 8, 4104, false);
+	post_send(a, QP_RC, UROCE_WR_SEND_WITH_IMM, 0, 0, false);
+	post_send(b, QP_RC, UROCE_WR_SEND, 300, 0, false);
+	post_send(b, QP_RC, UROCE_WR_RDMA_READ, 600, 1000, false);
+	post_send(b, QP_RC, UROCE_WR_RDMA_WRITE_WITH_IMM, 100, 5000, false);
+	post_send(a, QP_UC, UROCE_WR_SEND, 500, 0, false);
+	post_send(a, QP_UC, UROCE_WR_RDMA_WRITE_WITH_IMM, 300, 6000, false);
+	post_send(b, QP_UC, UROCE_WR_SEND, 10, 0, false);
+	post_send(a, QP_UD, UROCE_WR_SEND, 100, 0, false);
+	post_send(b, QP_UD, UROCE_WR_SEND_WITH_IMM, 0, 0, false);
+	post_send(a, QP_SRQ, UROCE_WR_SEND, 301, 0, false);
+	post_send(a, QP_SRQ, UROCE_WR_RDMA_WRITE, 200, 64, true);
+	post_send(a, QP_SRQ, UROCE_WR_SEND_WITH_INV, 40, 0, true);
+	post_send(b, QP_SRQ, UROCE_WR_SEND_WITH_IMM, 777, 0, false);
+	post_send(b, QP_SRQ, UROCE_WR_LOCAL_INV, 0, 0, true);
+	post_send(a, QP_GSI, UROCE_WR_SEND, 256, 0, false);
+	post_send(b, QP_GSI, UROCE_WR_SEND, 256, 0, false);
 }
 
 /* ---- packets in flight ---- */
@@ -362,6 +422,7 @@ static bool wc_opcode_known(enum uroce_wc_opcode op)
 	case UROCE_WC_RDMA_READ:
 	case UROCE_WC_COMP_SWAP:
 	case UROCE_WC_FETCH_ADD:
+	case UROCE_WC_LOCAL_INV:
 	case UROCE_WC_RECV:
 	case UROCE_WC_RECV_RDMA_WITH_IMM:
 		return true;
@@ -375,8 +436,17 @@ static void check_node(struct node *n)
 	struct uroce_wc wc[16];
 	int got;
 
+	struct uroce_async_event ev;
+
 	guards_check(&n->data);
 	guards_check(&n->local);
+	guards_check(&n->inv);
+	/* Events name objects of this node and a type the engine has. */
+	while (uroce_dev_get_async_event(n->dev, &ev)) {
+		FUZZ_CHECK(uroce_event_name(ev.type));
+		if (ev.type == UROCE_EVENT_SRQ_LIMIT_REACHED)
+			FUZZ_CHECK(ev.element.srq == n->srq);
+	}
 	while ((got = uroce_cq_poll(n->cq, wc, 16)) > 0) {
 		for (int i = 0; i < got; i++) {
 			int q = 0;
@@ -486,20 +556,26 @@ static void op_mutate(struct reader *r, uint8_t op, struct node *to)
 	deliver(to, g_pkt, len);
 }
 
+/* what: bit 7 a receive (QP what % NQP), else bit 6 on a size of 0 registers the
+ * invalidatable region again, else a send of opcode (what / NQP) % 9 whose bit 6 aims it at
+ * the invalidatable region; size: length / 8, an odd size adds one byte (two SGEs). */
 static void op_post(struct reader *r, struct node *n)
 {
 	static const enum uroce_wr_opcode ops[] = {
 		UROCE_WR_SEND, UROCE_WR_SEND_WITH_IMM, UROCE_WR_RDMA_WRITE,
 		UROCE_WR_RDMA_WRITE_WITH_IMM, UROCE_WR_RDMA_READ, UROCE_WR_ATOMIC_CMP_AND_SWP,
-		UROCE_WR_ATOMIC_FETCH_AND_ADD,
+		UROCE_WR_ATOMIC_FETCH_AND_ADD, UROCE_WR_SEND_WITH_INV, UROCE_WR_LOCAL_INV,
 	};
 	uint8_t what = rd_u8(r), size = rd_u8(r);
 	int q = what % NQP;
 
 	if (what & 0x80)
 		post_recv(n, q);
+	else if (what & 0x40 && !size)
+		inv_reregister(n);
 	else
-		post_send(n, q, ops[(what / NQP) % 7], (uint32_t)size * 8, (uint64_t)size * 24 % 4096);
+		post_send(n, q, ops[(what & 0x3F) / NQP % 9], (uint32_t)size * 8 + (size & 1),
+			  (uint64_t)size * 24 % 4096, what & 0x40);
 }
 
 static void step(struct reader *r)
