@@ -17,7 +17,7 @@
 #include "impair.h"
 #include "io.h"
 
-#define UROCE_UDP_PORT 4791             /* the RoCEv2 port (Annex A17 CA17-23) */
+#define UROCE_UDP_PORT 4791             /* the RoCEv2 port (Annex A17 CA17-20) */
 #define UROCE_UDP_SEND_SOCKETS 256      /* default max_send_sockets */
 #define UROCE_UDP_HOLD_PKTS 1024        /* default hold_pkts */
 #define UROCE_UDP_HOLD_SLOT 9216        /* largest packet the hold queue keeps (jumbo MTU) */
