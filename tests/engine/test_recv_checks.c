@@ -270,9 +270,9 @@ static void test_IBA13_5_1_1_qp1_gsi_qkey_0x80010000(void **state)
 	teardown(t, &b);
 }
 
-/* C9-43 (IBA 9.6): the packet's P_Key must match the QP's (index 0: 0xFFFF, the default
- * partition, full member): the same 15-bit key, full or limited membership (IBA 10.9.3). */
-static void test_C9_43_pkey_check(void **state)
+/* IBA 9.6: the packet's P_Key must match the QP's (index 0: 0xFFFF, the default partition,
+ * full member): the same 15-bit key, full or limited membership (IBA 10.9.3). */
+static void test_IBA9_6_pkey_check(void **state)
 {
 	static const uint16_t bad[] = {0x0000, 0x8000, 0x1234, 0xFFFE, 0x7FFE, 0xBFFF};
 	static const uint16_t fine[] = {0xFFFF, 0x7FFF};
@@ -315,10 +315,11 @@ static void test_IBA9_6_tver_0(void **state)
 	teardown(t, &b);
 }
 
-/* IBA 9.2 (BTH): reserved fields are ignored on receipt, as are FECN and BECN on RoCEv2
- * (Annex A17 CA17-29): every one of those bits set, the packet is accepted. Byte 8's
- * reserved bits are covered by the ICRC (made right); byte 4 is masked by it. */
-static void test_IBA9_2_bth_reserved_bits_ignored(void **state)
+/* Annex A17 CA17-29: a RoCEv2 port ignores the BTH's FECN and BECN bits; and the BTH's
+ * reserved fields are ignored on receipt (IBA 9.2): every one of those bits set, the packet
+ * is accepted. Byte 8's reserved bits are covered by the ICRC (made right); byte 4 is
+ * masked by it. */
+static void test_CA17_29_fecn_becn_and_reserved_bits_ignored(void **state)
 {
 	struct h_buf b;
 	(void)state;
@@ -400,9 +401,9 @@ int main(void)
 		cmocka_unit_test(test_CA17_24_CA17_27_ip_header_checks),
 		cmocka_unit_test(test_CA17_33_qp0_dropped),
 		cmocka_unit_test(test_IBA13_5_1_1_qp1_gsi_qkey_0x80010000),
-		cmocka_unit_test(test_C9_43_pkey_check),
+		cmocka_unit_test(test_IBA9_6_pkey_check),
 		cmocka_unit_test(test_IBA9_6_tver_0),
-		cmocka_unit_test(test_IBA9_2_bth_reserved_bits_ignored),
+		cmocka_unit_test(test_CA17_29_fecn_becn_and_reserved_bits_ignored),
 		cmocka_unit_test(test_IBA9_6_opcode_not_valid_for_qp_type),
 		cmocka_unit_test(test_A17_4_4_2_connected_qp_source_address),
 	};
