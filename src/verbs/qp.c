@@ -5,8 +5,11 @@
 #include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "priv.h"
 
@@ -30,6 +33,26 @@ static_assert(IBV_QPT_RC == (int)UROCE_QPT_RC && IBV_QPT_UD == (int)UROCE_QPT_UD
 	 IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_RQ_PSN |                \
 	 IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_SQ_PSN |                      \
 	 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN)
+
+/* IBA 10.2.4: a Q_Key with the high bit set is controlled; only a privileged consumer may
+ * give it to a QP (QP1's 0x80010000 is one). */
+#define UV_QKEY_CONTROLLED 0x80000000u
+
+/* Whether the calling thread may set a controlled Q_Key. Linux's uverbs modify_qp allows it
+ * with CAP_NET_RAW (capable(), now rdma_uattrs_has_raw_cap(): the capability in the user
+ * namespace of the device's network namespace) or when the rdma netlink setting
+ * privileged_qkey is on (rdma_nl_get_privileged_qkey()); uroce has no such setting and asks
+ * the effective set of the calling thread, as capable() does: capget(2) with pid 0 reads
+ * that thread's set (/proc/self/status would give the main thread's). */
+static bool caller_has_net_raw(void)
+{
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &hdr, data) != 0)
+		return false;
+	return data[CAP_TO_INDEX(CAP_NET_RAW)].effective & CAP_TO_MASK(CAP_NET_RAW);
+}
 
 /* ---- Shared receive queues ---- */
 
@@ -225,6 +248,8 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *in, int mask)
 		return EINVAL;
 	if ((mask & IBV_QP_AV) && !in->ah_attr.is_global)
 		return EINVAL; /* RoCE: the address is the GID */
+	if ((mask & IBV_QP_QKEY) && (in->qkey & UV_QKEY_CONTROLLED) && !caller_has_net_raw())
+		return EPERM; /* as uverbs modify_qp: -EPERM, whatever the QP type */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = (enum uroce_qp_state)in->qp_state;
 	a.cur_qp_state = (enum uroce_qp_state)in->cur_qp_state;

@@ -2,16 +2,21 @@
 /* The verbs API of liburoce in one process: queries, misuse and the errors the man pages
  * promise, and real traffic between QPs of the same device over UDP on a loopback address
  * (SEND/RECV, WRITE with immediate, READ, atomics, the ibv_wr_* interface, UD with the
- * 40-byte header area and ibv_create_ah_from_wc, completion channels, flush on error). */
+ * 40-byte header area and ibv_create_ah_from_wc, completion channels, flush on error), and
+ * the privilege a controlled Q_Key needs. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <infiniband/verbs.h>
@@ -451,6 +456,88 @@ static void test_ud(void **state)
 	}
 }
 
+/* Capabilities are per thread: capget/capset with pid 0 read and change the calling
+ * thread's sets only (glibc has no wrapper; libcap is not needed for one bit). */
+static bool net_raw(bool *permitted, bool *effective)
+{
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	unsigned i = CAP_TO_INDEX(CAP_NET_RAW);
+
+	if (syscall(SYS_capget, &hdr, d) != 0)
+		return false;
+	*permitted = d[i].permitted & CAP_TO_MASK(CAP_NET_RAW);
+	*effective = d[i].effective & CAP_TO_MASK(CAP_NET_RAW);
+	return true;
+}
+
+/* Puts CAP_NET_RAW in or out of this thread's effective set; the permitted set keeps it, so
+ * it can come back. */
+static bool set_net_raw(bool on)
+{
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	unsigned i = CAP_TO_INDEX(CAP_NET_RAW);
+
+	if (syscall(SYS_capget, &hdr, d) != 0)
+		return false;
+	if (on)
+		d[i].effective |= CAP_TO_MASK(CAP_NET_RAW);
+	else
+		d[i].effective &= ~CAP_TO_MASK(CAP_NET_RAW);
+	return syscall(SYS_capset, &hdr, d) == 0;
+}
+
+static uint32_t qkey_of(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	assert_int_equal(ibv_query_qp(qp, &a, IBV_QP_QKEY, &ia), 0);
+	return a.qkey;
+}
+
+/* IBA 10.2.4: a Q_Key with the high bit set (QP1's 0x80010000, for one) is controlled. As
+ * Linux's uverbs modify_qp does, ibv_modify_qp refuses it with EPERM to a caller without
+ * CAP_NET_RAW in its effective set, and changes nothing. The test thread drops the
+ * capability (the progress thread keeps its own); as root it takes it back and the same
+ * call succeeds. Without the capability in the permitted set only the refusal is seen. */
+static void test_controlled_qkey(void **state)
+{
+	const int to_init = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
+	struct ibv_qp *qp = make_qp(IBV_QPT_UD, 0);
+	struct ibv_qp_attr at;
+	bool permitted = false, effective = true;
+
+	(void)state;
+	assert_non_null(qp);
+	assert_true(net_raw(&permitted, &effective));
+	assert_true(set_net_raw(false));
+	assert_true(net_raw(&permitted, &effective));
+	assert_false(effective);
+
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	at.qkey = 0x80010000;
+	assert_int_equal(ibv_modify_qp(qp, &at, to_init), EPERM);
+	assert_int_equal(qp->state, IBV_QPS_RESET);
+	at.qkey = 0x7fffffff; /* the highest uncontrolled key */
+	assert_int_equal(ibv_modify_qp(qp, &at, to_init), 0);
+	assert_int_equal(qp->state, IBV_QPS_INIT);
+	at.qkey = 0x80000000;
+	assert_int_equal(ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_QKEY), EPERM);
+	assert_int_equal(qkey_of(qp), 0x7fffffff);
+
+	if (permitted) {
+		assert_true(set_net_raw(true));
+		at.qkey = 0x80010000;
+		assert_int_equal(ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_QKEY), 0);
+		assert_int_equal(qkey_of(qp), 0x80010000);
+	}
+	assert_int_equal(ibv_destroy_qp(qp), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_rc_traffic),
 		cmocka_unit_test(test_wr_api),
 		cmocka_unit_test(test_ud),
+		cmocka_unit_test(test_controlled_qkey),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
