@@ -110,28 +110,39 @@ static inline void h_net_free(struct h_net *net)
 	free(net);
 }
 
-/* Receives everything due, runs the timers and sends everything the engine has. */
-static inline void h_pump(struct h_net *net, int i, uint64_t now)
+/* Points the first n packets of the batch at their buffers, for a receive or a write. */
+static inline void h_batch_reset(struct h_net *net, int n)
+{
+	for (int k = 0; k < n; k++) {
+		net->pkts[k].data = net->buf + (size_t)k * UROCE_MAX_DATAGRAM;
+		net->pkts[k].cap = UROCE_MAX_DATAGRAM;
+	}
+}
+
+/* Hands node i's engine every datagram the fabric has delivered to it by now. */
+static inline void h_recv_all(struct h_net *net, int i, uint64_t now)
 {
 	struct h_node *nd = &net->node[i];
 	int got;
 
 	do {
-		for (int k = 0; k < H_BATCH; k++) {
-			net->pkts[k].data = net->buf + (size_t)k * UROCE_MAX_DATAGRAM;
-			net->pkts[k].cap = UROCE_MAX_DATAGRAM;
-		}
+		h_batch_reset(net, H_BATCH);
 		got = uroce_io_recv(nd->io, net->pkts, H_BATCH);
 		for (int k = 0; k < got; k++)
 			uroce_dev_recv(nd->dev, &net->pkts[k], now);
 	} while (got == H_BATCH);
+}
+
+/* Receives everything due, runs the timers and sends everything the engine has. */
+static inline void h_pump(struct h_net *net, int i, uint64_t now)
+{
+	struct h_node *nd = &net->node[i];
+
+	h_recv_all(net, i, now);
 	uroce_dev_on_timer(nd->dev, now);
 	for (;;) {
 		struct uroce_txbatch tx = {.pkts = net->pkts, .max = H_BATCH};
-		for (int k = 0; k < H_BATCH; k++) {
-			net->pkts[k].data = net->buf + (size_t)k * UROCE_MAX_DATAGRAM;
-			net->pkts[k].cap = UROCE_MAX_DATAGRAM;
-		}
+		h_batch_reset(net, H_BATCH);
 		size_t n = uroce_dev_write(nd->dev, &tx, now);
 		if (!n)
 			break;
@@ -170,6 +181,7 @@ struct h_qp_opts {
 	uint8_t timeout;            /* 0 here means 10 (4 ms); H_NO_TIMEOUT disables */
 	uint8_t retry_cnt, rnr_retry, min_rnr_timer;
 	uint8_t max_rd_atomic;      /* 0: 16 */
+	uint8_t max_dest_rd_atomic; /* 0: 16; H_NO_RD_ATOMIC: none */
 	unsigned access;            /* 0: remote write, read and atomic */
 	uint32_t max_send_wr, max_recv_wr; /* 0: 256 */
 	struct uroce_srq *srq[2];
@@ -177,6 +189,7 @@ struct h_qp_opts {
 };
 
 #define H_NO_TIMEOUT 0xFF
+#define H_NO_RD_ATOMIC 0xFF
 
 static inline struct uroce_qp *h_qp_create(struct h_net *net, int i, const struct h_qp_opts *o,
 					   struct uroce_srq *srq)
@@ -218,7 +231,9 @@ static inline void h_qp_rts(struct h_net *net, struct uroce_qp *qp, int i, int j
 	a.path_mtu = o->mtu ? o->mtu : UROCE_MTU_1024;
 	a.dest_qp_num = peer_qpn;
 	a.rq_psn = rq_psn;
-	a.max_dest_rd_atomic = UROCE_MAX_RD_ATOMIC;
+	a.max_dest_rd_atomic = o->max_dest_rd_atomic == H_NO_RD_ATOMIC ? 0
+			       : o->max_dest_rd_atomic ? o->max_dest_rd_atomic
+							: UROCE_MAX_RD_ATOMIC;
 	a.min_rnr_timer = o->min_rnr_timer;
 	a.ah_attr.dgid = net->node[j].addr;
 	a.ah_attr.port_num = 1;

@@ -26,6 +26,7 @@ struct inj_opts {
 	bool ipv6;
 	uint32_t epsn;             /* the PSN the QP expects */
 	uint8_t max_rd_atomic, min_rnr_timer;
+	uint8_t max_dest_rd_atomic; /* as in h_qp_opts */
 	uint8_t timeout;           /* 0: 10 */
 	uint8_t retry_cnt, rnr_retry;
 };
@@ -65,7 +66,8 @@ static inline struct inj *inj_new(const struct inj_opts *o)
 	assert_int_equal(uroce_qp_create(t->pd, &init, &t->qp), 0);
 	struct h_qp_opts ho = {.type = type, .mtu = cfg.port_mtu, .timeout = o->timeout,
 			       .retry_cnt = o->retry_cnt, .rnr_retry = o->rnr_retry,
-			       .min_rnr_timer = o->min_rnr_timer, .max_rd_atomic = o->max_rd_atomic};
+			       .min_rnr_timer = o->min_rnr_timer, .max_rd_atomic = o->max_rd_atomic,
+			       .max_dest_rd_atomic = o->max_dest_rd_atomic};
 	/* h_qp_rts connects to node 0 of a network: this fake one has the peer there. */
 	struct h_net net = {0};
 	net.node[0].addr = t->peer;
@@ -144,13 +146,15 @@ static inline void inj_fixup(struct inj *t, bool ip_csum, bool icrc)
 	}
 }
 
-/* Hands t->pkt to the device at t->now. */
-static inline void inj_deliver(struct inj *t)
+/* Hands t->pkt to the device at t->now, with the backend's flags (UROCE_IO_PKT_*). */
+static inline void inj_deliver_flags(struct inj *t, uint32_t flags)
 {
 	struct uroce_io_pkt io = {.data = t->pkt, .len = (uint32_t)t->len, .cap = sizeof(t->pkt),
-				  .ts_ns = t->now};
+				  .flags = flags, .ts_ns = t->now};
 	uroce_dev_recv(t->dev, &io, t->now);
 }
+
+static inline void inj_deliver(struct inj *t) { inj_deliver_flags(t, 0); }
 
 static inline void inj_send(struct inj *t, const struct inj_hdr *h)
 {
@@ -173,6 +177,7 @@ static inline int inj_out_n(struct inj *t, int max)
 	for (int i = 0; i < t->nout; i++) {
 		assert_int_equal(uroce_pkt_dissect(&t->o[i], UROCE_LINK_IP, t->out[i], io[i].len), 0);
 		assert_int_equal(uroce_pkt_icrc_check(&t->o[i], NULL), UROCE_CRC_OK);
+		assert_int_equal(t->o[i].bth.destqp, INJ_PEER_QPN);
 	}
 	return t->nout;
 }

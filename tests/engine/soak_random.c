@@ -515,25 +515,13 @@ static void pump(struct run *r, int i, uint64_t now)
 	struct h_net *net = r->net;
 	struct h_node *nd = &net->node[i];
 	struct side *sd = &r->side[i];
-	int got;
 
-	do {
-		for (int k = 0; k < H_BATCH; k++) {
-			net->pkts[k].data = net->buf + (size_t)k * UROCE_MAX_DATAGRAM;
-			net->pkts[k].cap = UROCE_MAX_DATAGRAM;
-		}
-		got = uroce_io_recv(nd->io, net->pkts, H_BATCH);
-		for (int k = 0; k < got; k++)
-			uroce_dev_recv(nd->dev, &net->pkts[k], now);
-	} while (got == H_BATCH);
+	h_recv_all(net, i, now);
 	uroce_dev_on_timer(nd->dev, now);
 	sd->more = false;
 	while (sd->free_at <= now) {
 		struct uroce_txbatch tx = {.pkts = net->pkts, .max = TX_BURST};
-		for (int k = 0; k < TX_BURST; k++) {
-			net->pkts[k].data = net->buf + (size_t)k * UROCE_MAX_DATAGRAM;
-			net->pkts[k].cap = UROCE_MAX_DATAGRAM;
-		}
+		h_batch_reset(net, TX_BURST);
 		size_t n = uroce_dev_write(nd->dev, &tx, now);
 		for (size_t k = 0; k < n; k++) {
 			uint64_t t = net->pkts[k].len * 8000000000ull / r->rate_bps;

@@ -5,144 +5,34 @@
  * PSN asked for, atomics replayed without re-execution), opcode sequence and length rules,
  * the write address of packet n of a message across the PSN wrap, responder resources,
  * header validation with one drop counter per reason, ghost responses, COMM_EST. */
-#include "harness.h"
+#include "inject.h"
 
 #include "engine/priv.h"
-#include "wire/build.h"
 #include "wire/psn.h"
 
-#define PEER_QPN 0x99
-#define MAX_OUT 64
-
-struct inj {
-	struct uroce_dev *dev;
-	struct uroce_pd *pd;
-	struct uroce_cq *cq;
-	struct uroce_qp *qp;
-	struct uroce_io_addr me, peer;
-	uint32_t mtu;
-	uint8_t out[MAX_OUT][UROCE_MAX_DATAGRAM];
-	struct uroce_pkt o[MAX_OUT];
-	int nout;
-	uint64_t now;
-};
-
-/* A device with one RC QP in RTS, its peer the fake QP PEER_QPN at 10.0.0.1; it expects
- * PSN epsn and sends from PSN 0x500. */
-static void inj_new(struct inj *t, enum uroce_mtu mtu, uint32_t epsn, uint8_t max_dest)
+/* A device with one RC QP in RTS (inject.h), its peer the fake QP INJ_PEER_QPN at 10.0.0.1;
+ * it expects PSN epsn, sends from PSN INJ_SQ_PSN and takes max_dest READs and atomics. */
+static struct inj *rc_new(enum uroce_mtu mtu, uint32_t epsn, uint8_t max_dest)
 {
-	struct uroce_dev_cfg cfg = {.ngids = 1};
-	memset(t, 0, sizeof(*t));
-	t->me = h_addr(1, false);
-	t->peer = h_addr(0, false);
-	cfg.gid[0] = t->me;
-	assert_int_equal(uroce_dev_new(&cfg, &t->dev), 0);
-	assert_int_equal(uroce_pd_alloc(t->dev, &t->pd), 0);
-	assert_int_equal(uroce_cq_create(t->dev, 256, &t->cq), 0);
-	struct uroce_qp_init_attr init = {.send_cq = t->cq, .recv_cq = t->cq, .qp_type = UROCE_QPT_RC,
-					  .cap = {.max_send_wr = 16, .max_recv_wr = 16,
-						  .max_send_sge = 1, .max_recv_sge = 2}};
-	assert_int_equal(uroce_qp_create(t->pd, &init, &t->qp), 0);
-	struct uroce_qp_attr a = {.qp_state = UROCE_QPS_INIT, .port_num = 1,
-				  .qp_access_flags = UROCE_ACCESS_REMOTE_WRITE |
-						     UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC};
-	assert_int_equal(uroce_qp_modify(t->qp, &a, UROCE_QPA_STATE | UROCE_QPA_PKEY_INDEX |
-						      UROCE_QPA_PORT | UROCE_QPA_ACCESS_FLAGS),
-			 0);
-	a.qp_state = UROCE_QPS_RTR;
-	a.path_mtu = mtu;
-	a.dest_qp_num = PEER_QPN;
-	a.rq_psn = epsn;
-	a.max_dest_rd_atomic = max_dest;
-	a.min_rnr_timer = 1;
-	a.ah_attr.dgid = t->peer;
-	a.ah_attr.port_num = 1;
-	assert_int_equal(uroce_qp_modify(t->qp, &a, UROCE_QPA_STATE | UROCE_QPA_AV | UROCE_QPA_PATH_MTU |
-						      UROCE_QPA_DEST_QPN | UROCE_QPA_RQ_PSN |
-						      UROCE_QPA_MAX_DEST_RD_ATOMIC |
-						      UROCE_QPA_MIN_RNR_TIMER),
-			 0);
-	/* COMM_EST: the first packet in RTR (IBA 11.6.3.1); checked in test_comm_est. */
-	a.qp_state = UROCE_QPS_RTS;
-	a.sq_psn = 0x500;
-	a.timeout = 10;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	assert_int_equal(uroce_qp_modify(t->qp, &a, UROCE_QPA_STATE | UROCE_QPA_SQ_PSN |
-						      UROCE_QPA_TIMEOUT | UROCE_QPA_RETRY_CNT |
-						      UROCE_QPA_RNR_RETRY | UROCE_QPA_MAX_QP_RD_ATOMIC),
-			 0);
-	t->mtu = mtu_bytes(mtu);
+	struct inj_opts o = {.mtu = mtu, .epsn = epsn, .min_rnr_timer = 1, .max_rd_atomic = 4,
+			     .retry_cnt = 7, .rnr_retry = 7,
+			     .max_dest_rd_atomic = max_dest ? max_dest : H_NO_RD_ATOMIC};
+	return inj_new(&o);
 }
 
-static void inj_free(struct inj *t) { uroce_dev_free(t->dev); }
-
-/* Options of one injected packet. */
-struct pkt_opt {
-	bool ackreq;
-	uint8_t tver;
-	uint16_t pkey;          /* 0: 0xFFFF */
-	uint32_t destqp;        /* 0: the QP */
-	const struct uroce_io_addr *src, *dst; /* NULL: the peer, the device */
-	bool corrupt;           /* flip a payload bit after the ICRC */
-	bool trunc;
-};
-
-static void inj_pkt(struct inj *t, uint8_t opcode, uint32_t psn, struct uroce_ext *ext,
-		    const uint8_t *payload, size_t len, const struct pkt_opt *po)
+/* Builds and delivers one packet: opcode, PSN, extended headers and payload as given, the
+ * other header fields from h (NULL: the defaults). */
+static void inj_pkt(struct inj *t, uint8_t opcode, uint32_t psn, const struct uroce_ext *ext,
+		    const uint8_t *payload, size_t len, const struct inj_hdr *h)
 {
-	static const struct pkt_opt none;
-	uint8_t buf[UROCE_MAX_DATAGRAM];
-	if (!po)
-		po = &none;
-	const struct uroce_io_addr *src = po->src ? po->src : &t->peer;
-	const struct uroce_io_addr *dst = po->dst ? po->dst : &t->me;
-	struct uroce_rocev2_net net = {.ipv6 = src->ipv6, .hop_limit = 64, .sport = 0xC123};
-	memcpy(net.src, src->ip, 16);
-	memcpy(net.dst, dst->ip, 16);
-	struct uroce_bth bth = {.opcode = opcode, .pkey = po->pkey ? po->pkey : 0xFFFF,
-				.destqp = po->destqp ? po->destqp : uroce_qp_num(t->qp),
-				.ackreq = po->ackreq, .psn = psn & 0xFFFFFF, .tver = po->tver};
-	struct uroce_ext e = ext ? *ext : (struct uroce_ext){0};
-	e.present = uroce_opcode_info(opcode)->headers;
-	ssize_t n = uroce_rocev2_build(buf, sizeof(buf), NULL, &net, &bth, &e, payload, len);
-	assert_true(n > 0);
-	if (po->corrupt)
-		buf[n - 6] ^= 0x10;
-	struct uroce_io_pkt io = {.data = buf, .len = (uint32_t)n, .cap = sizeof(buf),
-				  .flags = po->trunc ? UROCE_IO_PKT_TRUNC : 0, .ts_ns = t->now};
-	uroce_dev_recv(t->dev, &io, t->now);
-}
+	struct inj_hdr x = h ? *h : (struct inj_hdr){0};
 
-/* Collects what the device sends now. */
-static int inj_out(struct inj *t)
-{
-	struct uroce_io_pkt io[MAX_OUT];
-	struct uroce_txbatch tx = {.pkts = io, .max = MAX_OUT};
-	for (int i = 0; i < MAX_OUT; i++) {
-		io[i].data = t->out[i];
-		io[i].cap = UROCE_MAX_DATAGRAM;
-	}
-	t->nout = (int)uroce_dev_write(t->dev, &tx, t->now);
-	for (int i = 0; i < t->nout; i++) {
-		assert_int_equal(uroce_pkt_dissect(&t->o[i], UROCE_LINK_IP, t->out[i], io[i].len), 0);
-		assert_int_equal(uroce_pkt_icrc_check(&t->o[i], NULL), UROCE_CRC_OK);
-		assert_int_equal(t->o[i].bth.destqp, PEER_QPN);
-	}
-	return t->nout;
-}
-
-static void expect_ack(const struct uroce_pkt *p, uint8_t syndrome, uint32_t psn)
-{
-	assert_int_equal(p->bth.opcode, UROCE_OP_RC_ACKNOWLEDGE);
-	assert_int_equal(p->ext.aeth.syndrome, syndrome);
-	assert_int_equal(p->bth.psn, psn & 0xFFFFFF);
-}
-
-static uint64_t cnt(const struct inj *t, enum uroce_counter c)
-{
-	return uroce_qp_counters(t->qp)->v[c];
+	x.opcode = opcode;
+	x.psn = psn;
+	x.ext = ext ? *ext : (struct uroce_ext){0};
+	x.payload = payload;
+	x.len = len;
+	inj_send(t, &x);
 }
 
 static void post_recvs(struct inj *t, const struct h_buf *b, int n, uint32_t each)
@@ -151,85 +41,77 @@ static void post_recvs(struct inj *t, const struct h_buf *b, int n, uint32_t eac
 		h_post_recv(t->qp, 100 + (uint64_t)i, b, (size_t)i * each, each);
 }
 
-/* Fake h_net for h_buf_new: only node 0's PD is used. */
-static struct h_buf inj_buf(struct inj *t, size_t len, uint32_t seed)
-{
-	struct h_net n = {0};
-	n.node[0].pd = t->pd;
-	return h_buf_new(&n, 0, len, H_ALL_ACCESS, seed);
-}
-
 /* IBA 9.7.5.1.2: a PSN ahead of the expected one gets one PSN sequence NAK carrying the
  * expected PSN; later packets of the same gap are dropped in silence; the expected PSN
  * ends the gap, and a new gap gets a new NAK. */
 static void test_IBA9_7_5_1_2_one_nak_per_gap(void **state)
 {
-	struct inj t;
+	struct inj *t;
 	uint8_t data[64] = {1, 2, 3};
-	struct pkt_opt ar = {.ackreq = true};
+	struct inj_hdr ar = {.ackreq = true};
 	(void)state;
 
-	inj_new(&t, UROCE_MTU_256, 0x1000, 4);
-	struct h_buf b = inj_buf(&t, 16 * 64, 1);
-	post_recvs(&t, &b, 16, 64);
-	inj_pkt(&t, UROCE_OP_RC_SEND_ONLY, 0x1002, NULL, data, 10, &ar);
-	assert_int_equal(inj_out(&t), 1);
-	expect_ack(&t.o[0], 0x60, 0x1000);
-	inj_pkt(&t, UROCE_OP_RC_SEND_ONLY, 0x1003, NULL, data, 10, &ar);
-	inj_pkt(&t, UROCE_OP_RC_SEND_ONLY, 0x1004, NULL, data, 10, &ar);
-	assert_int_equal(inj_out(&t), 0);
-	assert_int_equal(cnt(&t, UROCE_CNT_out_of_seq_request), 1);
-	assert_int_equal(cnt(&t, UROCE_CNT_drop_out_of_seq), 2);
+	t = rc_new(UROCE_MTU_256, 0x1000, 4);
+	struct h_buf b = inj_buf(t, 16 * 64, 1);
+	post_recvs(t, &b, 16, 64);
+	inj_pkt(t, UROCE_OP_RC_SEND_ONLY, 0x1002, NULL, data, 10, &ar);
+	assert_int_equal(inj_out(t), 1);
+	inj_expect_ack(&t->o[0], 0x60, 0x1000);
+	inj_pkt(t, UROCE_OP_RC_SEND_ONLY, 0x1003, NULL, data, 10, &ar);
+	inj_pkt(t, UROCE_OP_RC_SEND_ONLY, 0x1004, NULL, data, 10, &ar);
+	assert_int_equal(inj_out(t), 0);
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_out_of_seq_request), 1);
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_drop_out_of_seq), 2);
 	/* The gap filled: 0x1000, 0x1001 accepted; two sends coalesce into one ACK. */
-	inj_pkt(&t, UROCE_OP_RC_SEND_ONLY, 0x1000, NULL, data, 10, &ar);
-	inj_pkt(&t, UROCE_OP_RC_SEND_ONLY, 0x1001, NULL, data, 10, &ar);
-	assert_int_equal(inj_out(&t), 1);
-	expect_ack(&t.o[0], 0x1F, 0x1001);
-	assert_int_equal(t.o[0].ext.aeth.msn, 2);
+	inj_pkt(t, UROCE_OP_RC_SEND_ONLY, 0x1000, NULL, data, 10, &ar);
+	inj_pkt(t, UROCE_OP_RC_SEND_ONLY, 0x1001, NULL, data, 10, &ar);
+	assert_int_equal(inj_out(t), 1);
+	inj_expect_ack(&t->o[0], 0x1F, 0x1001);
+	assert_int_equal(t->o[0].ext.aeth.msn, 2);
 	/* A new gap, a new NAK. */
-	inj_pkt(&t, UROCE_OP_RC_SEND_ONLY, 0x1009, NULL, data, 10, &ar);
-	assert_int_equal(inj_out(&t), 1);
-	expect_ack(&t.o[0], 0x60, 0x1002);
-	assert_int_equal(cnt(&t, UROCE_CNT_out_of_seq_request), 2);
+	inj_pkt(t, UROCE_OP_RC_SEND_ONLY, 0x1009, NULL, data, 10, &ar);
+	assert_int_equal(inj_out(t), 1);
+	inj_expect_ack(&t->o[0], 0x60, 0x1002);
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_out_of_seq_request), 2);
 	struct uroce_wc wc[4];
-	assert_int_equal(uroce_cq_poll(t.cq, wc, 4), 2);
+	assert_int_equal(uroce_cq_poll(t->cq, wc, 4), 2);
 	h_buf_free(&b);
-	inj_free(&t);
+	inj_free(t);
 }
 
 /* IBA 9.7.5.1.2 duplicates of SEND and WRITE: not executed again, acknowledged with the
  * PSN of the last SEND/WRITE accepted; AckReq or not. */
 static void test_IBA9_7_5_1_2_duplicate_send_write(void **state)
 {
-	struct inj t;
+	struct inj *t;
 	uint8_t data[256];
 	(void)state;
 
 	for (int i = 0; i < 256; i++)
 		data[i] = (uint8_t)i;
-	inj_new(&t, UROCE_MTU_256, 10, 4);
-	struct h_buf b = inj_buf(&t, 4096, 1);
-	post_recvs(&t, &b, 4, 512);
+	t = rc_new(UROCE_MTU_256, 10, 4);
+	struct h_buf b = inj_buf(t, 4096, 1);
+	post_recvs(t, &b, 4, 512);
 	struct uroce_ext e = {.reth = {.va = h_va(&b, 3000), .rkey = uroce_mr_rkey(b.mr), .dmalen = 4}};
-	inj_pkt(&t, UROCE_OP_RC_SEND_FIRST, 10, NULL, data, 256, NULL);
-	inj_pkt(&t, UROCE_OP_RC_SEND_LAST, 11, NULL, data, 20, NULL);
-	inj_pkt(&t, UROCE_OP_RC_RDMA_WRITE_ONLY, 12, &e, data, 4, NULL);
-	assert_int_equal(inj_out(&t), 0); /* no AckReq: nothing yet */
-	assert_int_equal(cnt(&t, UROCE_CNT_ack_deferred), 3);
+	inj_pkt(t, UROCE_OP_RC_SEND_FIRST, 10, NULL, data, 256, NULL);
+	inj_pkt(t, UROCE_OP_RC_SEND_LAST, 11, NULL, data, 20, NULL);
+	inj_pkt(t, UROCE_OP_RC_RDMA_WRITE_ONLY, 12, &e, data, 4, NULL);
+	assert_int_equal(inj_out(t), 0); /* no AckReq: nothing yet */
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_ack_deferred), 3);
 	struct uroce_wc wc[4];
-	assert_int_equal(uroce_cq_poll(t.cq, wc, 4), 1);
+	assert_int_equal(uroce_cq_poll(t->cq, wc, 4), 1);
 	assert_int_equal(wc[0].byte_len, 276);
 	b.p[3000] = 0xEE;
-	inj_pkt(&t, UROCE_OP_RC_SEND_LAST, 11, NULL, data, 20, NULL);
-	inj_pkt(&t, UROCE_OP_RC_RDMA_WRITE_ONLY, 12, &e, data, 4, NULL);
-	assert_int_equal(inj_out(&t), 1);
-	expect_ack(&t.o[0], 0x1F, 12);
-	assert_int_equal(t.o[0].ext.aeth.msn, 2);
-	assert_int_equal(cnt(&t, UROCE_CNT_duplicate_request), 2);
-	assert_int_equal(uroce_cq_poll(t.cq, wc, 4), 0); /* no second receive completion */
+	inj_pkt(t, UROCE_OP_RC_SEND_LAST, 11, NULL, data, 20, NULL);
+	inj_pkt(t, UROCE_OP_RC_RDMA_WRITE_ONLY, 12, &e, data, 4, NULL);
+	assert_int_equal(inj_out(t), 1);
+	inj_expect_ack(&t->o[0], 0x1F, 12);
+	assert_int_equal(t->o[0].ext.aeth.msn, 2);
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_duplicate_request), 2);
+	assert_int_equal(uroce_cq_poll(t->cq, wc, 4), 0); /* no second receive completion */
 	assert_int_equal(b.p[3000], 0xEE);                /* and no second write */
 	h_buf_free(&b);
-	inj_free(&t);
+	inj_free(t);
 }
 
 /* IBA 9.7.5.1.3: a duplicate READ is answered from its responder resource, from the PSN it
@@ -237,89 +119,89 @@ static void test_IBA9_7_5_1_2_duplicate_send_write(void **state)
  * a READ request past the resources the QP allows is an invalid request. */
 static void test_IBA9_7_5_1_3_duplicate_read_mid_message(void **state)
 {
-	struct inj t;
+	struct inj *t;
 	(void)state;
 
-	inj_new(&t, UROCE_MTU_256, 0xFFFFFE, 1);
-	struct h_buf src = inj_buf(&t, 2048, 7);
+	t = rc_new(UROCE_MTU_256, 0xFFFFFE, 1);
+	struct h_buf src = inj_buf(t, 2048, 7);
 	struct uroce_ext e = {.reth = {.va = h_va(&src, 100), .rkey = uroce_mr_rkey(src.mr),
 				       .dmalen = 1000}};
-	struct pkt_opt ar = {.ackreq = true};
-	inj_pkt(&t, UROCE_OP_RC_RDMA_READ_REQUEST, 0xFFFFFE, &e, NULL, 0, &ar);
-	assert_int_equal(inj_out(&t), 4); /* 1000 bytes: 256 x 3 + 232 */
+	struct inj_hdr ar = {.ackreq = true};
+	inj_pkt(t, UROCE_OP_RC_RDMA_READ_REQUEST, 0xFFFFFE, &e, NULL, 0, &ar);
+	assert_int_equal(inj_out(t), 4); /* 1000 bytes: 256 x 3 + 232 */
 	static const uint8_t ops[4] = {0x0D, 0x0E, 0x0E, 0x0F};
 	for (int k = 0; k < 4; k++) {
-		assert_int_equal(t.o[k].bth.opcode, ops[k]);
-		assert_int_equal(t.o[k].bth.psn, (0xFFFFFE + k) & 0xFFFFFF);
-		assert_int_equal(t.o[k].payload_len, k < 3 ? 256 : 232);
-		assert_memory_equal(t.o[k].frame + t.o[k].payload_off, src.p + 100 + k * 256,
-				    t.o[k].payload_len);
+		assert_int_equal(t->o[k].bth.opcode, ops[k]);
+		assert_int_equal(t->o[k].bth.psn, (0xFFFFFE + k) & 0xFFFFFF);
+		assert_int_equal(t->o[k].payload_len, k < 3 ? 256 : 232);
+		assert_memory_equal(t->o[k].frame + t->o[k].payload_off, src.p + 100 + k * 256,
+				    t->o[k].payload_len);
 	}
-	assert_int_equal(t.qp->resp.epsn, 2); /* the READ used 4 PSNs, across the wrap */
+	assert_int_equal(t->qp->resp.epsn, 2); /* the READ used 4 PSNs, across the wrap */
 	/* The requester asks again from PSN 0 (packet 2): MIDDLE then LAST. */
 	e.reth.va += 512;
 	e.reth.dmalen -= 512;
-	inj_pkt(&t, UROCE_OP_RC_RDMA_READ_REQUEST, 0, &e, NULL, 0, &ar);
-	assert_int_equal(inj_out(&t), 2);
-	assert_int_equal(t.o[0].bth.opcode, UROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE);
-	assert_int_equal(t.o[0].bth.psn, 0);
-	assert_memory_equal(t.o[0].frame + t.o[0].payload_off, src.p + 100 + 512, 256);
-	assert_int_equal(t.o[1].bth.opcode, UROCE_OP_RC_RDMA_READ_RESPONSE_LAST);
-	assert_int_equal(t.o[1].bth.psn, 1);
-	assert_int_equal(t.o[1].ext.aeth.msn, 1);
-	assert_int_equal(cnt(&t, UROCE_CNT_duplicate_request), 1);
+	inj_pkt(t, UROCE_OP_RC_RDMA_READ_REQUEST, 0, &e, NULL, 0, &ar);
+	assert_int_equal(inj_out(t), 2);
+	assert_int_equal(t->o[0].bth.opcode, UROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE);
+	assert_int_equal(t->o[0].bth.psn, 0);
+	assert_memory_equal(t->o[0].frame + t->o[0].payload_off, src.p + 100 + 512, 256);
+	assert_int_equal(t->o[1].bth.opcode, UROCE_OP_RC_RDMA_READ_RESPONSE_LAST);
+	assert_int_equal(t->o[1].bth.psn, 1);
+	assert_int_equal(t->o[1].ext.aeth.msn, 1);
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_duplicate_request), 1);
 	/* A duplicate older than every resource is dropped. */
-	inj_pkt(&t, UROCE_OP_RC_RDMA_READ_REQUEST, 0xFFFFF0, &e, NULL, 0, &ar);
-	assert_int_equal(inj_out(&t), 0);
-	assert_int_equal(cnt(&t, UROCE_CNT_drop_dup_no_resource), 1);
+	inj_pkt(t, UROCE_OP_RC_RDMA_READ_REQUEST, 0xFFFFF0, &e, NULL, 0, &ar);
+	assert_int_equal(inj_out(t), 0);
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_drop_dup_no_resource), 1);
 	/* max_dest_rd_atomic 1: a second READ while the first is still being answered. */
 	e.reth.dmalen = 100;
-	inj_pkt(&t, UROCE_OP_RC_RDMA_READ_REQUEST, 2, &e, NULL, 0, &ar);
-	inj_pkt(&t, UROCE_OP_RC_RDMA_READ_REQUEST, 3, &e, NULL, 0, &ar);
-	assert_int_equal(inj_out(&t), 2);
-	assert_int_equal(t.o[0].bth.opcode, UROCE_OP_RC_RDMA_READ_RESPONSE_ONLY);
-	expect_ack(&t.o[1], 0x61, 3);
-	assert_int_equal(uroce_qp_state(t.qp), UROCE_QPS_ERR);
+	inj_pkt(t, UROCE_OP_RC_RDMA_READ_REQUEST, 2, &e, NULL, 0, &ar);
+	inj_pkt(t, UROCE_OP_RC_RDMA_READ_REQUEST, 3, &e, NULL, 0, &ar);
+	assert_int_equal(inj_out(t), 2);
+	assert_int_equal(t->o[0].bth.opcode, UROCE_OP_RC_RDMA_READ_RESPONSE_ONLY);
+	inj_expect_ack(&t->o[1], 0x61, 3);
+	assert_int_equal(uroce_qp_state(t->qp), UROCE_QPS_ERR);
 	h_buf_free(&src);
-	inj_free(&t);
+	inj_free(t);
 }
 
 /* IBA 9.7.5.1.3: a duplicate atomic gets the saved original value and is not executed
  * again. */
 static void test_IBA9_7_5_1_3_duplicate_atomic_not_reexecuted(void **state)
 {
-	struct inj t;
+	struct inj *t;
 	(void)state;
 
-	inj_new(&t, UROCE_MTU_1024, 7, 4);
-	struct h_buf m = inj_buf(&t, 64, 0);
+	t = rc_new(UROCE_MTU_1024, 7, 4);
+	struct h_buf m = inj_buf(t, 64, 0);
 	uint64_t v = 40;
 	memcpy(m.p + 16, &v, 8);
 	struct uroce_ext e = {.atomiceth = {.va = h_va(&m, 16), .rkey = uroce_mr_rkey(m.mr), .swap = 2}};
-	inj_pkt(&t, UROCE_OP_RC_FETCH_ADD, 7, &e, NULL, 0, NULL);
-	assert_int_equal(inj_out(&t), 1);
-	assert_int_equal(t.o[0].bth.opcode, UROCE_OP_RC_ATOMIC_ACKNOWLEDGE);
-	assert_int_equal(t.o[0].ext.atomicacketh.orig, 40);
+	inj_pkt(t, UROCE_OP_RC_FETCH_ADD, 7, &e, NULL, 0, NULL);
+	assert_int_equal(inj_out(t), 1);
+	assert_int_equal(t->o[0].bth.opcode, UROCE_OP_RC_ATOMIC_ACKNOWLEDGE);
+	assert_int_equal(t->o[0].ext.atomicacketh.orig, 40);
 	for (int i = 0; i < 3; i++) {
-		inj_pkt(&t, UROCE_OP_RC_FETCH_ADD, 7, &e, NULL, 0, NULL);
-		assert_int_equal(inj_out(&t), 1);
-		assert_int_equal(t.o[0].bth.opcode, UROCE_OP_RC_ATOMIC_ACKNOWLEDGE);
-		assert_int_equal(t.o[0].bth.psn, 7);
-		assert_int_equal(t.o[0].ext.atomicacketh.orig, 40);
+		inj_pkt(t, UROCE_OP_RC_FETCH_ADD, 7, &e, NULL, 0, NULL);
+		assert_int_equal(inj_out(t), 1);
+		assert_int_equal(t->o[0].bth.opcode, UROCE_OP_RC_ATOMIC_ACKNOWLEDGE);
+		assert_int_equal(t->o[0].bth.psn, 7);
+		assert_int_equal(t->o[0].ext.atomicacketh.orig, 40);
 	}
 	memcpy(&v, m.p + 16, 8);
 	assert_int_equal(v, 42);
 	/* Compare and swap, then its duplicate. */
 	e.atomiceth.cmp = 42;
 	e.atomiceth.swap = 1000;
-	inj_pkt(&t, UROCE_OP_RC_CMP_SWAP, 8, &e, NULL, 0, NULL);
-	inj_pkt(&t, UROCE_OP_RC_CMP_SWAP, 8, &e, NULL, 0, NULL);
-	assert_int_equal(inj_out(&t), 1); /* one pending resource: one answer */
-	assert_int_equal(t.o[0].ext.atomicacketh.orig, 42);
+	inj_pkt(t, UROCE_OP_RC_CMP_SWAP, 8, &e, NULL, 0, NULL);
+	inj_pkt(t, UROCE_OP_RC_CMP_SWAP, 8, &e, NULL, 0, NULL);
+	assert_int_equal(inj_out(t), 1); /* one pending resource: one answer */
+	assert_int_equal(t->o[0].ext.atomicacketh.orig, 42);
 	memcpy(&v, m.p + 16, 8);
 	assert_int_equal(v, 1000);
 	h_buf_free(&m);
-	inj_free(&t);
+	inj_free(t);
 }
 
 /* IBA 9.7.5 (facts.md section 3): FIRST and MIDDLE carry exactly the MTU, LAST 1..MTU,
@@ -331,50 +213,50 @@ static void test_IBA9_7_5_opcode_sequence_and_lengths(void **state)
 	(void)state;
 
 	for (int c = 0; c < 7; c++) {
-		struct inj t;
-		inj_new(&t, UROCE_MTU_256, 50, 4);
-		struct h_buf b = inj_buf(&t, 4096, 1);
-		post_recvs(&t, &b, 2, 2048);
+		struct inj *t;
+		t = rc_new(UROCE_MTU_256, 50, 4);
+		struct h_buf b = inj_buf(t, 4096, 1);
+		post_recvs(t, &b, 2, 2048);
 		struct uroce_ext e = {.reth = {.va = h_va(&b, 0), .rkey = uroce_mr_rkey(b.mr),
 					       .dmalen = 600}};
 		uint32_t bad = 50;
 		switch (c) {
 		case 0: /* FIRST short of the MTU */
-			inj_pkt(&t, UROCE_OP_RC_SEND_FIRST, 50, NULL, data, 200, NULL);
+			inj_pkt(t, UROCE_OP_RC_SEND_FIRST, 50, NULL, data, 200, NULL);
 			break;
 		case 1: /* MIDDLE longer than the MTU */
-			inj_pkt(&t, UROCE_OP_RC_SEND_FIRST, 50, NULL, data, 256, NULL);
-			inj_pkt(&t, UROCE_OP_RC_SEND_MIDDLE, 51, NULL, data, 260, NULL);
+			inj_pkt(t, UROCE_OP_RC_SEND_FIRST, 50, NULL, data, 256, NULL);
+			inj_pkt(t, UROCE_OP_RC_SEND_MIDDLE, 51, NULL, data, 260, NULL);
 			bad = 51;
 			break;
 		case 2: /* an empty LAST */
-			inj_pkt(&t, UROCE_OP_RC_SEND_FIRST, 50, NULL, data, 256, NULL);
-			inj_pkt(&t, UROCE_OP_RC_SEND_LAST, 51, NULL, data, 0, NULL);
+			inj_pkt(t, UROCE_OP_RC_SEND_FIRST, 50, NULL, data, 256, NULL);
+			inj_pkt(t, UROCE_OP_RC_SEND_LAST, 51, NULL, data, 0, NULL);
 			bad = 51;
 			break;
 		case 3: /* ONLY longer than the MTU */
-			inj_pkt(&t, UROCE_OP_RC_SEND_ONLY, 50, NULL, data, 260, NULL);
+			inj_pkt(t, UROCE_OP_RC_SEND_ONLY, 50, NULL, data, 260, NULL);
 			break;
 		case 4: /* MIDDLE with no message started */
-			inj_pkt(&t, UROCE_OP_RC_SEND_MIDDLE, 50, NULL, data, 256, NULL);
+			inj_pkt(t, UROCE_OP_RC_SEND_MIDDLE, 50, NULL, data, 256, NULL);
 			break;
 		case 5: /* a WRITE MIDDLE inside a SEND */
-			inj_pkt(&t, UROCE_OP_RC_SEND_FIRST, 50, NULL, data, 256, NULL);
-			inj_pkt(&t, UROCE_OP_RC_RDMA_WRITE_MIDDLE, 51, NULL, data, 256, NULL);
+			inj_pkt(t, UROCE_OP_RC_SEND_FIRST, 50, NULL, data, 256, NULL);
+			inj_pkt(t, UROCE_OP_RC_RDMA_WRITE_MIDDLE, 51, NULL, data, 256, NULL);
 			bad = 51;
 			break;
 		case 6: /* WRITE packets adding up to more than the RETH length */
-			inj_pkt(&t, UROCE_OP_RC_RDMA_WRITE_FIRST, 50, &e, data, 256, NULL);
-			inj_pkt(&t, UROCE_OP_RC_RDMA_WRITE_MIDDLE, 51, NULL, data, 256, NULL);
-			inj_pkt(&t, UROCE_OP_RC_RDMA_WRITE_MIDDLE, 52, NULL, data, 256, NULL);
+			inj_pkt(t, UROCE_OP_RC_RDMA_WRITE_FIRST, 50, &e, data, 256, NULL);
+			inj_pkt(t, UROCE_OP_RC_RDMA_WRITE_MIDDLE, 51, NULL, data, 256, NULL);
+			inj_pkt(t, UROCE_OP_RC_RDMA_WRITE_MIDDLE, 52, NULL, data, 256, NULL);
 			bad = 52;
 			break;
 		}
-		assert_int_equal(inj_out(&t), 1);
-		expect_ack(&t.o[0], 0x61, bad);
-		assert_int_equal(uroce_qp_state(t.qp), UROCE_QPS_ERR);
+		assert_int_equal(inj_out(t), 1);
+		inj_expect_ack(&t->o[0], 0x61, bad);
+		assert_int_equal(uroce_qp_state(t->qp), UROCE_QPS_ERR);
 		h_buf_free(&b);
-		inj_free(&t);
+		inj_free(t);
 	}
 }
 
@@ -382,160 +264,169 @@ static void test_IBA9_7_5_opcode_sequence_and_lengths(void **state)
  * message's first PSN, here across the PSN wrap; each byte once, nothing around it. */
 static void test_receiver_write_address(void **state)
 {
-	struct inj t;
+	struct inj *t;
 	uint8_t data[3][256];
 	(void)state;
 
 	for (int k = 0; k < 3; k++)
 		memset(data[k], 0xA0 + k, 256);
-	inj_new(&t, UROCE_MTU_256, 0xFFFFFE, 4);
-	struct h_buf b = inj_buf(&t, 1024, 0);
+	t = rc_new(UROCE_MTU_256, 0xFFFFFE, 4);
+	struct h_buf b = inj_buf(t, 1024, 0);
 	memset(b.p, 0, 1024);
 	struct uroce_ext e = {.reth = {.va = h_va(&b, 100), .rkey = uroce_mr_rkey(b.mr), .dmalen = 700}};
-	struct pkt_opt ar = {.ackreq = true};
-	inj_pkt(&t, UROCE_OP_RC_RDMA_WRITE_FIRST, 0xFFFFFE, &e, data[0], 256, NULL);
-	inj_pkt(&t, UROCE_OP_RC_RDMA_WRITE_MIDDLE, 0xFFFFFF, NULL, data[1], 256, NULL);
-	inj_pkt(&t, UROCE_OP_RC_RDMA_WRITE_LAST, 0, NULL, data[2], 188, &ar);
-	assert_int_equal(inj_out(&t), 1);
-	expect_ack(&t.o[0], 0x1F, 0);
+	struct inj_hdr ar = {.ackreq = true};
+	inj_pkt(t, UROCE_OP_RC_RDMA_WRITE_FIRST, 0xFFFFFE, &e, data[0], 256, NULL);
+	inj_pkt(t, UROCE_OP_RC_RDMA_WRITE_MIDDLE, 0xFFFFFF, NULL, data[1], 256, NULL);
+	inj_pkt(t, UROCE_OP_RC_RDMA_WRITE_LAST, 0, NULL, data[2], 188, &ar);
+	assert_int_equal(inj_out(t), 1);
+	inj_expect_ack(&t->o[0], 0x1F, 0);
 	for (int i = 0; i < 1024; i++) {
 		uint8_t want = i < 100 || i >= 800 ? 0 : (uint8_t)(0xA0 + (i - 100) / 256);
 		assert_int_equal(b.p[i], want);
 	}
 	h_buf_free(&b);
-	inj_free(&t);
+	inj_free(t);
 }
 
 /* IBA 9.6 / Annex A17: packets that fail header validation are dropped, each under its
  * own counter, and nothing is sent or executed. */
 static void test_IBA9_6_header_validation_drops(void **state)
 {
-	struct inj t;
+	struct inj *t;
 	uint8_t data[16] = {0};
 	struct uroce_io_addr stranger = h_addr(5, false);
 	(void)state;
 
-	inj_new(&t, UROCE_MTU_256, 1, 4);
-	struct h_buf b = inj_buf(&t, 256, 1);
-	post_recvs(&t, &b, 1, 256);
+	t = rc_new(UROCE_MTU_256, 1, 4);
+	struct h_buf b = inj_buf(t, 256, 1);
+	post_recvs(t, &b, 1, 256);
 	struct {
 		enum uroce_counter c;
-		uint8_t op;
-		struct pkt_opt po;
+		struct inj_hdr h;
+		bool corrupt; /* flip a payload bit after the ICRC */
+		bool trunc;   /* the backend saw a datagram longer than its buffer */
 	} cases[] = {
-		{UROCE_CNT_drop_bad_icrc, UROCE_OP_RC_SEND_ONLY, {.corrupt = true}},
-		{UROCE_CNT_drop_trunc, UROCE_OP_RC_SEND_ONLY, {.trunc = true}},
-		{UROCE_CNT_drop_bad_tver, UROCE_OP_RC_SEND_ONLY, {.tver = 1}},
-		{UROCE_CNT_drop_bad_pkey, UROCE_OP_RC_SEND_ONLY, {.pkey = 0x1234}},
-		{UROCE_CNT_drop_unknown_qp, UROCE_OP_RC_SEND_ONLY, {.destqp = 0x4321}},
-		{UROCE_CNT_drop_wrong_src, UROCE_OP_RC_SEND_ONLY, {.src = &stranger}},
-		{UROCE_CNT_drop_not_local, UROCE_OP_RC_SEND_ONLY, {.dst = &stranger}},
-		{UROCE_CNT_drop_wrong_transport, UROCE_OP_UC_SEND_ONLY, {0}},
-		{UROCE_CNT_drop_cnp, UROCE_OP_CNP_CNP, {0}},
+		{.c = UROCE_CNT_drop_bad_icrc, .h = {.opcode = UROCE_OP_RC_SEND_ONLY}, .corrupt = true},
+		{.c = UROCE_CNT_drop_trunc, .h = {.opcode = UROCE_OP_RC_SEND_ONLY}, .trunc = true},
+		{.c = UROCE_CNT_drop_bad_tver, .h = {.opcode = UROCE_OP_RC_SEND_ONLY, .tver = 1}},
+		{.c = UROCE_CNT_drop_bad_pkey, .h = {.opcode = UROCE_OP_RC_SEND_ONLY, .pkey = 0x1234}},
+		{.c = UROCE_CNT_drop_unknown_qp, .h = {.opcode = UROCE_OP_RC_SEND_ONLY, .destqp = 0x4321}},
+		{.c = UROCE_CNT_drop_wrong_src, .h = {.opcode = UROCE_OP_RC_SEND_ONLY, .src = &stranger}},
+		{.c = UROCE_CNT_drop_not_local, .h = {.opcode = UROCE_OP_RC_SEND_ONLY, .dst = &stranger}},
+		{.c = UROCE_CNT_drop_wrong_transport, .h = {.opcode = UROCE_OP_UC_SEND_ONLY}},
+		{.c = UROCE_CNT_drop_cnp, .h = {.opcode = UROCE_OP_CNP_CNP}},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t before = h_counter(t.dev, cases[i].c);
-		inj_pkt(&t, cases[i].op, 1, NULL, cases[i].op == UROCE_OP_CNP_CNP ? NULL : data,
-			cases[i].op == UROCE_OP_CNP_CNP ? 0 : 16, &cases[i].po);
-		assert_int_equal(h_counter(t.dev, cases[i].c), before + 1);
-		assert_int_equal(inj_out(&t), 0);
+		uint64_t before = h_counter(t->dev, cases[i].c);
+		struct inj_hdr h = cases[i].h;
+		bool cnp = h.opcode == UROCE_OP_CNP_CNP;
+
+		h.psn = 1;
+		h.payload = cnp ? NULL : data;
+		h.len = cnp ? 0 : 16;
+		inj_build(t, &h);
+		if (cases[i].corrupt)
+			t->pkt[t->len - 6] ^= 0x10;
+		inj_deliver_flags(t, cases[i].trunc ? UROCE_IO_PKT_TRUNC : 0);
+		assert_int_equal(h_counter(t->dev, cases[i].c), before + 1);
+		assert_int_equal(inj_out(t), 0);
 	}
 	/* A limited-membership default P_Key (0x7FFF) is accepted. */
-	struct pkt_opt lim = {.pkey = 0x7FFF, .ackreq = true};
-	inj_pkt(&t, UROCE_OP_RC_SEND_ONLY, 1, NULL, data, 16, &lim);
-	assert_int_equal(inj_out(&t), 1);
-	expect_ack(&t.o[0], 0x1F, 1);
+	struct inj_hdr lim = {.pkey = 0x7FFF, .ackreq = true};
+	inj_pkt(t, UROCE_OP_RC_SEND_ONLY, 1, NULL, data, 16, &lim);
+	assert_int_equal(inj_out(t), 1);
+	inj_expect_ack(&t->o[0], 0x1F, 1);
 	/* Garbage and a datagram that is not RoCEv2. */
 	uint8_t junk[40] = {0x45, 0, 0, 40};
 	struct uroce_io_pkt io = {.data = junk, .len = sizeof(junk)};
-	uroce_dev_recv(t.dev, &io, 0);
-	assert_int_equal(h_counter(t.dev, UROCE_CNT_drop_malformed), 1);
+	uroce_dev_recv(t->dev, &io, 0);
+	assert_int_equal(h_counter(t->dev, UROCE_CNT_drop_malformed), 1);
 	/* A QP in INIT takes nothing. */
 	struct uroce_qp *q2;
-	struct uroce_qp_init_attr init = {.send_cq = t.cq, .recv_cq = t.cq, .qp_type = UROCE_QPT_RC,
+	struct uroce_qp_init_attr init = {.send_cq = t->cq, .recv_cq = t->cq, .qp_type = UROCE_QPT_RC,
 					  .cap = {.max_recv_wr = 1}};
-	assert_int_equal(uroce_qp_create(t.pd, &init, &q2), 0);
-	struct pkt_opt to2 = {.destqp = uroce_qp_num(q2)};
-	inj_pkt(&t, UROCE_OP_RC_SEND_ONLY, 1, NULL, data, 16, &to2);
-	assert_int_equal(h_counter(t.dev, UROCE_CNT_drop_qp_state), 1);
+	assert_int_equal(uroce_qp_create(t->pd, &init, &q2), 0);
+	struct inj_hdr to2 = {.destqp = uroce_qp_num(q2)};
+	inj_pkt(t, UROCE_OP_RC_SEND_ONLY, 1, NULL, data, 16, &to2);
+	assert_int_equal(h_counter(t->dev, UROCE_CNT_drop_qp_state), 1);
 	/* Drops found once the QP is known count on it too. */
-	assert_int_equal(cnt(&t, UROCE_CNT_drop_wrong_src), 1);
-	assert_int_equal(cnt(&t, UROCE_CNT_drop_bad_icrc), 0); /* found before the QP */
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_drop_wrong_src), 1);
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_drop_bad_icrc), 0); /* found before the QP */
 	h_buf_free(&b);
-	inj_free(&t);
+	inj_free(t);
 }
 
 /* Responses for PSNs never sent, or already acknowledged, change nothing (IBA 9.7). */
 static void test_ghost_responses(void **state)
 {
-	struct inj t;
+	struct inj *t;
 	(void)state;
 
-	inj_new(&t, UROCE_MTU_256, 1, 4);
+	t = rc_new(UROCE_MTU_256, 1, 4);
 	struct uroce_ext e = {.aeth = {.syndrome = 0x1F, .msn = 1}};
-	inj_pkt(&t, UROCE_OP_RC_ACKNOWLEDGE, 0x500, &e, NULL, 0, NULL);
-	inj_pkt(&t, UROCE_OP_RC_RDMA_READ_RESPONSE_ONLY, 0x500, &e, NULL, 0, NULL);
+	inj_pkt(t, UROCE_OP_RC_ACKNOWLEDGE, INJ_SQ_PSN, &e, NULL, 0, NULL);
+	inj_pkt(t, UROCE_OP_RC_RDMA_READ_RESPONSE_ONLY, INJ_SQ_PSN, &e, NULL, 0, NULL);
 	e.aeth.syndrome = 0x61;
-	inj_pkt(&t, UROCE_OP_RC_ACKNOWLEDGE, 0x500, &e, NULL, 0, NULL);
-	assert_int_equal(cnt(&t, UROCE_CNT_drop_ghost_response), 3);
-	assert_int_equal(uroce_qp_state(t.qp), UROCE_QPS_RTS);
+	inj_pkt(t, UROCE_OP_RC_ACKNOWLEDGE, INJ_SQ_PSN, &e, NULL, 0, NULL);
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_drop_ghost_response), 3);
+	assert_int_equal(uroce_qp_state(t->qp), UROCE_QPS_RTS);
 	/* Send one WRITE; an ACK for it completes it, a second is a harmless repeat. */
-	struct h_buf b = inj_buf(&t, 64, 1);
-	h_post_send(t.qp, UROCE_WR_RDMA_WRITE, 1, &b, 0, 8, 0x1000, 0x101, 0);
-	assert_int_equal(inj_out(&t), 1);
+	struct h_buf b = inj_buf(t, 64, 1);
+	h_post_send(t->qp, UROCE_WR_RDMA_WRITE, 1, &b, 0, 8, 0x1000, 0x101, 0);
+	assert_int_equal(inj_out(t), 1);
 	e.aeth.syndrome = 0x1F;
-	inj_pkt(&t, UROCE_OP_RC_ACKNOWLEDGE, 0x501, &e, NULL, 0, NULL); /* beyond: a ghost */
-	assert_int_equal(cnt(&t, UROCE_CNT_drop_ghost_response), 4);
-	inj_pkt(&t, UROCE_OP_RC_ACKNOWLEDGE, 0x500, &e, NULL, 0, NULL);
-	inj_pkt(&t, UROCE_OP_RC_ACKNOWLEDGE, 0x500, &e, NULL, 0, NULL);
+	inj_pkt(t, UROCE_OP_RC_ACKNOWLEDGE, 0x501, &e, NULL, 0, NULL); /* beyond: a ghost */
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_drop_ghost_response), 4);
+	inj_pkt(t, UROCE_OP_RC_ACKNOWLEDGE, INJ_SQ_PSN, &e, NULL, 0, NULL);
+	inj_pkt(t, UROCE_OP_RC_ACKNOWLEDGE, INJ_SQ_PSN, &e, NULL, 0, NULL);
 	struct uroce_wc wc;
-	assert_int_equal(uroce_cq_poll(t.cq, &wc, 1), 1);
+	assert_int_equal(uroce_cq_poll(t->cq, &wc, 1), 1);
 	h_expect_wc(&wc, 1, UROCE_WC_SUCCESS, UROCE_WC_RDMA_WRITE);
-	assert_int_equal(uroce_cq_poll(t.cq, &wc, 1), 0);
-	assert_int_equal(uroce_dev_next_deadline(t.dev), UROCE_NEVER); /* timer stopped */
+	assert_int_equal(uroce_cq_poll(t->cq, &wc, 1), 0);
+	assert_int_equal(uroce_dev_next_deadline(t->dev), UROCE_NEVER); /* timer stopped */
 	h_buf_free(&b);
-	inj_free(&t);
+	inj_free(t);
 }
 
 /* IBA 11.6.3.1: the first packet a QP receives in RTR raises COMM_EST, once. */
 static void test_IBA11_6_3_comm_est(void **state)
 {
-	struct inj t;
+	struct inj *t;
 	struct uroce_async_event ev;
 	uint8_t data[4] = {0};
 	(void)state;
 
-	inj_new(&t, UROCE_MTU_256, 1, 4);
+	t = rc_new(UROCE_MTU_256, 1, 4);
 	struct uroce_qp_attr a = {.qp_state = UROCE_QPS_RESET};
-	assert_int_equal(uroce_qp_modify(t.qp, &a, UROCE_QPA_STATE), 0);
+	assert_int_equal(uroce_qp_modify(t->qp, &a, UROCE_QPA_STATE), 0);
 	struct uroce_qp_attr q;
 	a = (struct uroce_qp_attr){.qp_state = UROCE_QPS_INIT, .port_num = 1};
-	assert_int_equal(uroce_qp_modify(t.qp, &a, UROCE_QPA_STATE | UROCE_QPA_PKEY_INDEX |
+	assert_int_equal(uroce_qp_modify(t->qp, &a, UROCE_QPA_STATE | UROCE_QPA_PKEY_INDEX |
 						      UROCE_QPA_PORT | UROCE_QPA_ACCESS_FLAGS),
 			 0);
 	a.qp_state = UROCE_QPS_RTR;
 	a.path_mtu = UROCE_MTU_256;
-	a.dest_qp_num = PEER_QPN;
+	a.dest_qp_num = INJ_PEER_QPN;
 	a.rq_psn = 1;
-	a.ah_attr.dgid = t.peer;
+	a.ah_attr.dgid = t->peer;
 	a.ah_attr.port_num = 1;
-	assert_int_equal(uroce_qp_modify(t.qp, &a, UROCE_QPA_STATE | UROCE_QPA_AV | UROCE_QPA_PATH_MTU |
+	assert_int_equal(uroce_qp_modify(t->qp, &a, UROCE_QPA_STATE | UROCE_QPA_AV | UROCE_QPA_PATH_MTU |
 						      UROCE_QPA_DEST_QPN | UROCE_QPA_RQ_PSN |
 						      UROCE_QPA_MAX_DEST_RD_ATOMIC |
 						      UROCE_QPA_MIN_RNR_TIMER),
 			 0);
-	uroce_qp_query(t.qp, &q, NULL);
+	uroce_qp_query(t->qp, &q, NULL);
 	assert_int_equal(q.qp_state, UROCE_QPS_RTR);
-	struct h_buf b = inj_buf(&t, 64, 1);
-	post_recvs(&t, &b, 2, 16);
-	inj_pkt(&t, UROCE_OP_RC_SEND_ONLY, 1, NULL, data, 4, NULL);
-	inj_pkt(&t, UROCE_OP_RC_SEND_ONLY, 2, NULL, data, 4, NULL);
-	assert_int_equal(uroce_dev_get_async_event(t.dev, &ev), 1);
+	struct h_buf b = inj_buf(t, 64, 1);
+	post_recvs(t, &b, 2, 16);
+	inj_pkt(t, UROCE_OP_RC_SEND_ONLY, 1, NULL, data, 4, NULL);
+	inj_pkt(t, UROCE_OP_RC_SEND_ONLY, 2, NULL, data, 4, NULL);
+	assert_int_equal(uroce_dev_get_async_event(t->dev, &ev), 1);
 	assert_int_equal(ev.type, UROCE_EVENT_COMM_EST);
-	assert_ptr_equal(ev.element.qp, t.qp);
-	assert_int_equal(uroce_dev_get_async_event(t.dev, &ev), 0);
+	assert_ptr_equal(ev.element.qp, t->qp);
+	assert_int_equal(uroce_dev_get_async_event(t->dev, &ev), 0);
 	h_buf_free(&b);
-	inj_free(&t);
+	inj_free(t);
 }
 
 /* Arbitrary packets with a valid ICRC (so that they reach the transport logic): every
@@ -545,29 +436,29 @@ static void test_IBA11_6_3_comm_est(void **state)
  * packets. QPs that end up in ERR are brought back to RTS. */
 static void test_random_packets_are_harmless(void **state)
 {
-	struct inj t;
+	struct inj *t;
 	uint8_t data[300];
 	(void)state;
 
-	inj_new(&t, UROCE_MTU_256, 100, 4);
+	t = rc_new(UROCE_MTU_256, 100, 4);
 	/* The MR sits in the middle of a larger allocation whose edges must stay intact. */
 	uint8_t *mem = malloc(3 * 4096);
 	memset(mem, 0x5C, 3 * 4096);
 	struct uroce_mr *mr;
-	assert_int_equal(uroce_mr_reg(t.pd, mem + 4096, 4096, 0x7000, H_ALL_ACCESS, &mr), 0);
-	struct h_buf loc = inj_buf(&t, 4096, 3);
+	assert_int_equal(uroce_mr_reg(t->pd, mem + 4096, 4096, 0x7000, H_ALL_ACCESS, &mr), 0);
+	struct h_buf loc = inj_buf(t, 4096, 3);
 	for (int i = 0; i < (int)sizeof(data); i++)
 		data[i] = (uint8_t)i;
 	for (int iter = 0; iter < 20000; iter++) {
-		if (uroce_qp_state(t.qp) != UROCE_QPS_RTS || iter % 500 == 0) {
+		if (uroce_qp_state(t->qp) != UROCE_QPS_RTS || iter % 500 == 0) {
 			h_buf_free(&loc);
-			inj_free(&t); /* and its MRs */
+			inj_free(t); /* and its MRs */
 			free(mem);
-			inj_new(&t, UROCE_MTU_256, 100, (uint8_t)(test_rand() % 5));
+			t = rc_new(UROCE_MTU_256, 100, (uint8_t)(test_rand() % 5));
 			mem = malloc(3 * 4096);
 			memset(mem, 0x5C, 3 * 4096);
-			assert_int_equal(uroce_mr_reg(t.pd, mem + 4096, 4096, 0x7000, H_ALL_ACCESS, &mr), 0);
-			loc = inj_buf(&t, 4096, 3);
+			assert_int_equal(uroce_mr_reg(t->pd, mem + 4096, 4096, 0x7000, H_ALL_ACCESS, &mr), 0);
+			loc = inj_buf(t, 4096, 3);
 		}
 		uint64_t r = test_rand();
 		if (r % 16 == 0) {
@@ -582,13 +473,13 @@ static void test_random_packets_are_harmless(void **state)
 						   .opcode = op,
 						   .wr.rdma = {.remote_addr = 0x1000, .rkey = 0x101}};
 			const struct uroce_send_wr *bad;
-			uroce_post_send(t.qp, &wr, &bad);
+			uroce_post_send(t->qp, &wr, &bad);
 		}
 		if (r % 7 == 0) {
 			struct uroce_sge sge = h_sge(&loc, 0, 600);
 			struct uroce_recv_wr rwr = {.wr_id = (uint64_t)iter, .sg_list = &sge, .num_sge = 1};
 			const struct uroce_recv_wr *rbad;
-			uroce_post_recv(t.qp, &rwr, &rbad); /* may be full */
+			uroce_post_recv(t->qp, &rwr, &rbad); /* may be full */
 		}
 		uint8_t opcode = (uint8_t)(r >> 8);
 		if (opcode & 0x80 || !uroce_opcode_valid(opcode))
@@ -606,17 +497,17 @@ static void test_random_packets_are_harmless(void **state)
 		e.aeth.syndrome = (uint8_t)(r2 >> 40);
 		e.aeth.msn = (uint32_t)(r2 >> 48);
 		e.ieth = r2 % 2 ? uroce_mr_rkey(mr) : 0;
-		uint32_t psn = r % 3 ? uroce_psn_add(t.qp->resp.epsn, (uint32_t)(r >> 24) % 8 - 4)
-				     : uroce_psn_add(t.qp->req.una, (uint32_t)(r >> 24) % 8 - 2);
+		uint32_t psn = r % 3 ? uroce_psn_add(t->qp->resp.epsn, (uint32_t)(r >> 24) % 8 - 4)
+				     : uroce_psn_add(t->qp->req.una, (uint32_t)(r >> 24) % 8 - 2);
 		size_t len = uroce_opcode_info(opcode)->flags & UROCE_OPF_PAYLOAD ? (r >> 40) % 270 : 0;
-		struct pkt_opt po = {.ackreq = r & 1};
-		inj_pkt(&t, opcode, psn, &e, data, len, &po);
+		struct inj_hdr po = {.ackreq = r & 1};
+		inj_pkt(t, opcode, psn, &e, data, len, &po);
 		if (r % 3 == 0) {
-			uroce_dev_on_timer(t.dev, t.now += 1000000);
-			inj_out(&t); /* asserts that every packet sent is valid */
+			uroce_dev_on_timer(t->dev, t->now += 1000000);
+			inj_out(t); /* asserts that every packet sent is valid */
 		}
 		struct uroce_wc wc[16];
-		while (uroce_cq_poll(t.cq, wc, 16) > 0)
+		while (uroce_cq_poll(t->cq, wc, 16) > 0)
 			;
 		for (int i = 0; i < 4096; i++)
 			if (mem[i] != 0x5C || mem[2 * 4096 + i] != 0x5C)
@@ -625,7 +516,7 @@ static void test_random_packets_are_harmless(void **state)
 	uroce_mr_dereg(mr);
 	free(mem);
 	h_buf_free(&loc);
-	inj_free(&t);
+	inj_free(t);
 }
 
 int main(void)

@@ -114,6 +114,49 @@ static void ud_send(struct uroce_qp *qp, struct uroce_ah *ah, uint64_t id, const
 	assert_int_equal(uroce_post_send(qp, &wr, &bad), 0);
 }
 
+/* An AH on node 0 for node 1. */
+static struct uroce_ah *ud_ah(struct h_net *net, uint8_t hop_limit)
+{
+	struct uroce_ah_attr aa = {.dgid = net->node[1].addr, .port_num = 1, .hop_limit = hop_limit};
+	struct uroce_ah *ah;
+
+	assert_int_equal(uroce_ah_create(net->node[0].pd, &aa, &ah), 0);
+	return ah;
+}
+
+/* Two nodes with a UD QP each (Q_Key 0x11111111), a source buffer a on node 0, a receive
+ * buffer r on node 1, an AH from 0 to 1, and a log of every packet sent. */
+struct ud_pair {
+	struct h_net *net;
+	struct uroce_qp *qp[2];
+	struct h_buf a, r;
+	struct uroce_ah *ah;
+	struct h_log log;
+};
+
+static void ud_pair_new(struct ud_pair *u, uint64_t seed, bool ipv6, size_t alen, size_t rlen,
+			uint8_t hop_limit)
+{
+	struct h_qp_opts o = {.type = UROCE_QPT_UD};
+
+	memset(u, 0, sizeof(*u));
+	u->net = h_net_new(seed, 2, ipv6, NULL);
+	h_qp_pair(u->net, 0, 1, &o, u->qp);
+	h_log_start(u->net, &u->log);
+	u->a = h_buf_new(u->net, 0, alen, H_ALL_ACCESS, 1);
+	u->r = h_buf_new(u->net, 1, rlen, H_ALL_ACCESS, 2);
+	u->ah = ud_ah(u->net, hop_limit);
+}
+
+static void ud_pair_free(struct ud_pair *u)
+{
+	uroce_ah_destroy(u->ah);
+	h_log_free(u->net, &u->log);
+	h_buf_free(&u->a);
+	h_buf_free(&u->r);
+	h_net_free(u->net);
+}
+
 /* UD: the receive buffer starts with the 40-byte network-header area, the IPv4 header in
  * its last 20 bytes (Annex A17.4.5.2) or the whole IPv6 header; byte_len counts it; the
  * completion has GRH, the source QP and the immediate data. */
@@ -121,20 +164,17 @@ static void test_A17_4_5_2_ud_grh_area(void **state)
 {
 	(void)state;
 	for (int v6 = 0; v6 < 2; v6++) {
-		struct h_net *net = h_net_new(2, 2, v6, NULL);
-		struct h_qp_opts o = {.type = UROCE_QPT_UD};
-		struct uroce_qp *qp[2];
-		h_qp_pair(net, 0, 1, &o, qp);
-		struct h_buf a = h_buf_new(net, 0, 4096, H_ALL_ACCESS, 1);
-		struct h_buf r = h_buf_new(net, 1, 8192, H_ALL_ACCESS, 2);
-		memset(r.p, 0xEE, 8192);
-		struct uroce_ah *ah;
-		struct uroce_ah_attr aa = {.dgid = net->node[1].addr, .port_num = 1, .hop_limit = 9};
-		assert_int_equal(uroce_ah_create(net->node[0].pd, &aa, &ah), 0);
-		h_post_recv(qp[1], 1, &r, 0, 4096 + 40);
-		h_post_recv(qp[1], 2, &r, 5000, 100);
-		ud_send(qp[0], ah, 7, &a, 4096, uroce_qp_num(qp[1]), 0x11111111, true);
-		ud_send(qp[0], ah, 8, &a, 0, uroce_qp_num(qp[1]), 0x11111111, false);
+		struct ud_pair u;
+		ud_pair_new(&u, 2, v6, 4096, 8192, 9);
+		struct h_net *net = u.net;
+		struct uroce_qp **qp = u.qp;
+		struct h_buf *a = &u.a, *r = &u.r;
+		struct uroce_ah *ah = u.ah;
+		memset(r->p, 0xEE, 8192);
+		h_post_recv(qp[1], 1, r, 0, 4096 + 40);
+		h_post_recv(qp[1], 2, r, 5000, 100);
+		ud_send(qp[0], ah, 7, a, 4096, uroce_qp_num(qp[1]), 0x11111111, true);
+		ud_send(qp[0], ah, 8, a, 0, uroce_qp_num(qp[1]), 0x11111111, false);
 		h_run(net, UINT64_MAX);
 		struct uroce_wc wc = h_poll1(net, 0);
 		h_expect_wc(&wc, 7, UROCE_WC_SUCCESS, UROCE_WC_SEND);
@@ -147,27 +187,24 @@ static void test_A17_4_5_2_ud_grh_area(void **state)
 		assert_int_equal(wc.imm_data, 0xABCD);
 		assert_int_equal(wc.src_qp, uroce_qp_num(qp[0]));
 		if (v6) {
-			assert_int_equal(r.p[0] >> 4, 6);
-			assert_int_equal(r.p[7], 9); /* hop limit */
-			assert_memory_equal(r.p + 8, net->node[0].addr.ip, 16);
-			assert_memory_equal(r.p + 24, net->node[1].addr.ip, 16);
+			assert_int_equal(r->p[0] >> 4, 6);
+			assert_int_equal(r->p[7], 9); /* hop limit */
+			assert_memory_equal(r->p + 8, net->node[0].addr.ip, 16);
+			assert_memory_equal(r->p + 24, net->node[1].addr.ip, 16);
 		} else {
 			static const uint8_t zero[20];
-			assert_memory_equal(r.p, zero, 20);
-			assert_int_equal(r.p[20], 0x45);
-			assert_int_equal(r.p[28], 9); /* TTL */
-			assert_memory_equal(r.p + 32, net->node[0].addr.ip, 4);
-			assert_memory_equal(r.p + 36, net->node[1].addr.ip, 4);
+			assert_memory_equal(r->p, zero, 20);
+			assert_int_equal(r->p[20], 0x45);
+			assert_int_equal(r->p[28], 9); /* TTL */
+			assert_memory_equal(r->p + 32, net->node[0].addr.ip, 4);
+			assert_memory_equal(r->p + 36, net->node[1].addr.ip, 4);
 		}
-		assert_memory_equal(r.p + 40, a.p, 4096);
-		assert_int_equal(r.p[40 + 4096], 0xEE);
+		assert_memory_equal(r->p + 40, a->p, 4096);
+		assert_int_equal(r->p[40 + 4096], 0xEE);
 		wc = h_poll1(net, 1);
 		h_expect_wc(&wc, 2, UROCE_WC_SUCCESS, UROCE_WC_RECV);
 		assert_int_equal(wc.byte_len, 40);
-		uroce_ah_destroy(ah);
-		h_buf_free(&a);
-		h_buf_free(&r);
-		h_net_free(net);
+		ud_pair_free(&u);
 	}
 }
 
@@ -176,40 +213,32 @@ static void test_A17_4_5_2_ud_grh_area(void **state)
  * controlled key). No receive WQE: a silent drop too (UD has no RNR). */
 static void test_IBA10_2_4_ud_qkey(void **state)
 {
-	struct h_net *net = h_net_new(2, 2, false, NULL);
-	struct h_qp_opts o = {.type = UROCE_QPT_UD};
-	struct uroce_qp *qp[2];
-	struct h_log log = {0};
+	struct ud_pair u;
 	(void)state;
 
-	h_qp_pair(net, 0, 1, &o, qp);
-	h_log_start(net, &log);
-	struct h_buf a = h_buf_new(net, 0, 64, H_ALL_ACCESS, 1);
-	struct h_buf r = h_buf_new(net, 1, 1024, H_ALL_ACCESS, 2);
-	struct uroce_ah *ah;
-	struct uroce_ah_attr aa = {.dgid = net->node[1].addr, .port_num = 1};
-	assert_int_equal(uroce_ah_create(net->node[0].pd, &aa, &ah), 0);
-	h_post_recv(qp[1], 1, &r, 0, 512);
-	ud_send(qp[0], ah, 1, &a, 8, uroce_qp_num(qp[1]), 0x22222222, false); /* wrong key */
-	ud_send(qp[0], ah, 2, &a, 8, uroce_qp_num(qp[1]), 0x80000000, false); /* the QP's own */
-	ud_send(qp[0], ah, 3, &a, 8, uroce_qp_num(qp[1]), 0x11111111, false); /* no WQE left */
+	ud_pair_new(&u, 2, false, 64, 1024, 0);
+	struct h_net *net = u.net;
+	struct uroce_qp **qp = u.qp;
+	struct h_buf *a = &u.a, *r = &u.r;
+	struct uroce_ah *ah = u.ah;
+	struct h_log *log = &u.log;
+	h_post_recv(qp[1], 1, r, 0, 512);
+	ud_send(qp[0], ah, 1, a, 8, uroce_qp_num(qp[1]), 0x22222222, false); /* wrong key */
+	ud_send(qp[0], ah, 2, a, 8, uroce_qp_num(qp[1]), 0x80000000, false); /* the QP's own */
+	ud_send(qp[0], ah, 3, a, 8, uroce_qp_num(qp[1]), 0x11111111, false); /* no WQE left */
 	h_run(net, UINT64_MAX);
 	for (uint64_t id = 1; id <= 3; id++) {
 		struct uroce_wc wc = h_poll1(net, 0);
 		h_expect_wc(&wc, id, UROCE_WC_SUCCESS, UROCE_WC_SEND);
 	}
-	assert_int_equal(log.rec[1].ext.deth.qkey, 0x11111111);
-	assert_int_equal(log.rec[1].ext.deth.srcqp, uroce_qp_num(qp[0]));
+	assert_int_equal(log->rec[1].ext.deth.qkey, 0x11111111);
+	assert_int_equal(log->rec[1].ext.deth.srcqp, uroce_qp_num(qp[0]));
 	struct uroce_wc wc = h_poll1(net, 1);
 	h_expect_wc(&wc, 1, UROCE_WC_SUCCESS, UROCE_WC_RECV);
 	h_expect_empty(net, 1);
 	assert_int_equal(h_counter(net->node[1].dev, UROCE_CNT_drop_bad_qkey), 1);
 	assert_int_equal(h_counter(net->node[1].dev, UROCE_CNT_drop_no_recv_wqe), 1);
-	uroce_ah_destroy(ah);
-	h_log_free(net, &log);
-	h_buf_free(&a);
-	h_buf_free(&r);
-	h_net_free(net);
+	ud_pair_free(&u);
 }
 
 /* UD messages are one packet: longer than the MTU is a local length error that puts the QP
@@ -217,19 +246,16 @@ static void test_IBA10_2_4_ud_qkey(void **state)
  * buffer too small for 40 + length completes with LOC_LEN_ERR. */
 static void test_IBA10_3_1_ud_mtu_and_sqe(void **state)
 {
-	struct h_net *net = h_net_new(2, 2, false, NULL);
-	struct h_qp_opts o = {.type = UROCE_QPT_UD};
-	struct uroce_qp *qp[2];
+	struct ud_pair u;
 	(void)state;
 
-	h_qp_pair(net, 0, 1, &o, qp);
-	struct h_buf a = h_buf_new(net, 0, 8192, H_ALL_ACCESS, 1);
-	struct h_buf r = h_buf_new(net, 1, 8192, H_ALL_ACCESS, 2);
-	struct uroce_ah *ah;
-	struct uroce_ah_attr aa = {.dgid = net->node[1].addr, .port_num = 1};
-	assert_int_equal(uroce_ah_create(net->node[0].pd, &aa, &ah), 0);
-	ud_send(qp[0], ah, 1, &a, 4097, uroce_qp_num(qp[1]), 0x11111111, false);
-	ud_send(qp[0], ah, 2, &a, 8, uroce_qp_num(qp[1]), 0x11111111, false);
+	ud_pair_new(&u, 2, false, 8192, 8192, 0);
+	struct h_net *net = u.net;
+	struct uroce_qp **qp = u.qp;
+	struct h_buf *a = &u.a, *r = &u.r;
+	struct uroce_ah *ah = u.ah;
+	ud_send(qp[0], ah, 1, a, 4097, uroce_qp_num(qp[1]), 0x11111111, false);
+	ud_send(qp[0], ah, 2, a, 8, uroce_qp_num(qp[1]), 0x11111111, false);
 	h_run(net, UINT64_MAX);
 	struct uroce_wc wc = h_poll1(net, 0);
 	h_expect_wc(&wc, 1, UROCE_WC_LOC_LEN_ERR, UROCE_WC_SEND);
@@ -238,18 +264,15 @@ static void test_IBA10_3_1_ud_mtu_and_sqe(void **state)
 	assert_int_equal(uroce_qp_state(qp[0]), UROCE_QPS_SQE);
 	struct uroce_qp_attr at = {.qp_state = UROCE_QPS_RTS};
 	assert_int_equal(uroce_qp_modify(qp[0], &at, UROCE_QPA_STATE), 0);
-	h_post_recv(qp[1], 5, &r, 0, 50);
-	ud_send(qp[0], ah, 3, &a, 100, uroce_qp_num(qp[1]), 0x11111111, false);
+	h_post_recv(qp[1], 5, r, 0, 50);
+	ud_send(qp[0], ah, 3, a, 100, uroce_qp_num(qp[1]), 0x11111111, false);
 	h_run(net, UINT64_MAX);
 	wc = h_poll1(net, 0);
 	h_expect_wc(&wc, 3, UROCE_WC_SUCCESS, UROCE_WC_SEND);
 	wc = h_poll1(net, 1);
 	h_expect_wc(&wc, 5, UROCE_WC_LOC_LEN_ERR, UROCE_WC_RECV);
 	assert_int_equal(uroce_qp_state(qp[1]), UROCE_QPS_RTS);
-	uroce_ah_destroy(ah);
-	h_buf_free(&a);
-	h_buf_free(&r);
-	h_net_free(net);
+	ud_pair_free(&u);
 }
 
 /* IBA 10.2.9: two RC QPs share one SRQ; their receives take WQEs from it in arrival order;
@@ -391,9 +414,7 @@ static void test_IBA9_8_uc_ud_message_sizes(void **state)
 		/* UD at the port MTU (4096): 0, 1, MTU-1, MTU. */
 		struct h_qp_opts u = {.type = UROCE_QPT_UD};
 		h_qp_pair(net, 0, 1, &u, ud);
-		struct uroce_ah *ah;
-		struct uroce_ah_attr aa = {.dgid = net->node[1].addr, .port_num = 1};
-		assert_int_equal(uroce_ah_create(net->node[0].pd, &aa, &ah), 0);
+		struct uroce_ah *ah = ud_ah(net, 0);
 		const uint32_t ud_sizes[] = {0, 1, 4095, 4096};
 		for (size_t k = 0; k < 4; k++) {
 			memset(b.p, 0xEE, b.len);
