@@ -3,7 +3,9 @@
 # loaded with uroce's libibverbs.so.1 through LD_LIBRARY_PATH, two processes per case, each
 # restricted by UROCE_IP to its own loopback address (design.md "Addressing").
 #
-# Sourced by tests/interop/test_*.sh. Environment (set by tests/interop/CMakeLists.txt):
+# Sourced by tests/interop/test_*.sh and tests/verbs/test_ipv6.sh (which runs its programs in a
+# network namespace through ic_cmd and judges them with ic_check_output). Environment (set by
+# tests/interop/CMakeLists.txt, and tests/CMakeLists.txt for tests/verbs):
 #   UROCE_LIBDIR   directory of uroce's libibverbs.so.1, libmlx5.so.1, libefa.so.1 (required)
 #   UROCE_BUILD    the build directory (uroce-dump lives in tools/uroce-dump there)
 #   UROCE_SOURCE   the source tree;  UROCE_SHARED  ../shared (the real captures)
