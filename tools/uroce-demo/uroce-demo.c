@@ -154,6 +154,26 @@ static void describe_wait(char *out, size_t len, const char *what, int r, const 
 		snprintf(out, len, "%s: ibv_poll_cq failed", what);
 }
 
+/* A receive flushed because the QP broke says nothing of why it broke: the cause, if any,
+ * is the first send completion in error that is not itself a flush (RETRY_EXC_ERR when the
+ * peer stopped answering, say). Describes that one when there is one, else the receive. */
+static void describe_recv_wait(char *out, size_t len, struct demo_ep *ep, const char *what,
+			       int r, const struct ibv_wc *wc)
+{
+	struct ibv_wc swc;
+
+	if (r == 1 && wc->status == IBV_WC_WR_FLUSH_ERR)
+		while (ibv_poll_cq(ep->scq, 1, &swc) == 1)
+			if (swc.status != IBV_WC_SUCCESS && swc.status != IBV_WC_WR_FLUSH_ERR) {
+				char cause[160];
+
+				describe_wait(cause, sizeof(cause), "send", 1, &swc);
+				snprintf(out, len, "%s flushed; the cause: %s", what, cause);
+				return;
+			}
+	describe_wait(out, len, what, r, wc);
+}
+
 static struct ibv_sge sge_of(const struct demo_ep *ep, const uint8_t *p, uint32_t len)
 {
 	return (struct ibv_sge){.addr = (uintptr_t)p, .length = len, .lkey = ep->mr->lkey};
@@ -185,7 +205,7 @@ static const uint8_t *server_recv(struct demo_ep *ep, int sock, struct ibv_wc *w
 	uint32_t slot;
 
 	if (r != 1 || wc->status != IBV_WC_SUCCESS) {
-		describe_wait(err, errlen, "receive", r, wc);
+		describe_recv_wait(err, errlen, ep, "receive", r, wc);
 		return NULL;
 	}
 	slot = (uint32_t)wc->wr_id;
@@ -664,7 +684,7 @@ static void step_latency(struct demo_ep *ep, int sock, struct step *s, const str
 		r = wait_cq(ep->rcq, wc, sock, false);
 		rtt[i] = demo_now() - t0;
 		if (r != 1 || wc[0].status != IBV_WC_SUCCESS) {
-			describe_wait(err, sizeof(err), "pong", r, wc);
+			describe_recv_wait(err, sizeof(err), ep, "pong", r, wc);
 			qp_broken = true;
 			step_fail(s, "ping %ld: %s", i, err);
 			goto out;
