@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The interop-rxe CTest tier (issue 5): uroce on the host against Linux rxe (rdma_rxe, Linux
+# 6.1, rdma-core 44, perftest 4.5) in the QEMU guests of ../shared/tools/rxe-vm, both
+# directions, over IPv4 and IPv6, at path MTU 1024 (guest MTU 1500) and 4096 (9000), clean and
+# with 5 % loss. Boots the guests, runs the matrix, captures every phase on br-rxe and checks
+# it with `uroce-dump --flows` (check_capture.py), compares throughput with rxe-to-rxe, and
+# stops everything, on failure too. docs/interop.md explains the choices.
+#
+# Environment (set by tests/interop-rxe/CMakeLists.txt):
+#   UROCE_LIBDIR  uroce's libibverbs.so.1;  UROCE_BUILD  the build directory (uroce-dump; the
+#                 captures and logs go to $UROCE_BUILD/interop-rxe)
+#   UROCE_SHARED  ../shared (the rxe-vm tool);  RXE_VM_DIR  the tool's cache (/tmp/rxe-vm)
+# Exits 77 (CTest: skipped) when the tool, root, /dev/net/tun or the guest images (QEMU,
+# debootstrap, the Debian mirror) cannot be had; 1 if any case or capture check failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+: "${UROCE_LIBDIR:?}" "${UROCE_BUILD:?}"
+lib=$(cd "$UROCE_LIBDIR" && pwd)
+build=$(cd "$UROCE_BUILD" && pwd)
+vm=${RXE_VM_TOOL:-${UROCE_SHARED:-$here/../../../shared}/tools/rxe-vm/run.sh}
+dump=$build/tools/uroce-dump/uroce-dump
+out=$build/interop-rxe
+t_start=$SECONDS
+
+skip() { echo "SKIP interop-rxe: $*"; exit 77; }
+[ -x "$vm" ] || skip "no rxe-vm tool at $vm"
+[ "$(id -u)" = 0 ] || skip "needs root (the guests' taps and the br-rxe bridge)"
+[ -c /dev/net/tun ] || skip "no /dev/net/tun for the guests' taps"
+command -v ibv_rc_pingpong >/dev/null && command -v ib_send_bw >/dev/null ||
+	skip "ibverbs-utils or perftest not installed"
+
+# One tier at a time on a machine: the bridge, the guests and the tool's cache are shared.
+mkdir -p /run/lock
+exec 9>/run/lock/uroce-interop-rxe.lock
+flock -w 3600 9 || { echo "FAIL interop-rxe: another run held the lock for an hour"; exit 1; }
+
+rm -rf "$out"
+mkdir -p "$out"
+t0=$SECONDS
+if ! "$vm" build >"$out/build.log" 2>&1 || ! command -v qemu-system-x86_64 >/dev/null; then
+	skip "the rxe-vm guest images cannot be built (QEMU, debootstrap or the Debian mirror missing): $(tail -1 "$out/build.log")"
+fi
+echo "guest images ready in $((SECONDS - t0)) s (cached in ${RXE_VM_DIR:-/tmp/rxe-vm})"
+
+failed=0
+cap_pid=
+cleanup() {
+	[ -n "$cap_pid" ] && kill -INT "$cap_pid" 2>/dev/null && wait "$cap_pid" 2>/dev/null
+	nft delete table netdev uroce_rxe_loss 2>/dev/null
+	"$vm" down >/dev/null 2>&1
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() { echo "FAIL $*"; failed=1; }
+
+# boot GUEST_MTU PATH_MTU: (re)starts the bridge and both guests at that MTU (run.sh sets the
+# bridge and tap MTUs only when it creates them, hence the down first) and checks that rxe and
+# uroce's port both report the path MTU.
+boot() {
+	local t0=$SECONDS h g
+	"$vm" down >/dev/null 2>&1
+	if ! RXE_VM_MTU=$1 "$vm" up >"$out/up-$1.log" 2>&1; then
+		fail "boot at MTU $1: the guests did not come up"
+		tail -5 "$out/up-$1.log"
+		return 1
+	fi
+	h=$(LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 ibv_devinfo | awk '/active_mtu/{print $2}')
+	g=$("$vm" exec vm1 "ibv_devinfo -d rxe0" | awk '/active_mtu/{print $2}')
+	echo "guests up at MTU $1 in $((SECONDS - t0)) s; active MTU: uroce0 on br-rxe $h, rxe0 $g"
+	[ "$h" = "$2" ] && [ "$g" = "$2" ] || { fail "boot at MTU $1: active MTU uroce $h, rxe $g, expected $2"; return 1; }
+}
+
+capture_start() {
+	dumpcap -q -P -i br-rxe -s 0 -B 64 -w "$out/$1.pcap" >"$out/$1.dumpcap.log" 2>&1 &
+	cap_pid=$!
+	local i
+	for i in $(seq 50); do [ -s "$out/$1.pcap" ] && break; sleep 0.1; done
+}
+
+# capture_check NAME clean|loss MTU [--host-loss]: stops the capture and checks it.
+capture_check() {
+	kill -INT "$cap_pid" 2>/dev/null
+	wait "$cap_pid" 2>/dev/null
+	cap_pid=
+	local dropped
+	dropped=$(sed -n 's/.*received\/dropped on interface .*: [0-9]*\/\([0-9]*\) .*/\1/p' "$out/$1.dumpcap.log")
+	if [ "${dropped:-x}" != 0 ]; then
+		fail "capture $1: dumpcap dropped ${dropped:-an unknown number of} packets: $(tail -1 "$out/$1.dumpcap.log")"
+		return
+	fi
+	"$dump" -q -r "$out/$1.pcap" --flows=json >"$out/$1.flows.json" &&
+		"$dump" -q -r "$out/$1.pcap" --flows >"$out/$1.flows.txt" ||
+		{ fail "capture $1: uroce-dump failed"; return; }
+	python3 "$here/check_capture.py" "$out/$1.flows.json" "$@" || failed=1
+}
+
+# matrix FAMILY MTU clean|loss CASE...: one matrix run, its result lines kept for the summary.
+matrix() {
+	local fam=$1 mtu=$2 mode=$3
+	shift 3
+	RXE_MATRIX_TAG="ipv$fam mtu$mtu $mode" RXE_MATRIX_MTU=$mtu RXE_VM_TOOL=$vm \
+		bash "$here/matrix.sh" "$lib" "$fam" "$@" | tee -a "$out/results.txt"
+	[ "${PIPESTATUS[0]}" = 0 ] || failed=1
+}
+
+# Loss: netem drops 5 % of everything vm1 sends (rxe's packets); the host kernel has no netem,
+# so an nftables rule on br-rxe's egress drops 5 % of the RoCEv2 packets the host sends to vm1
+# (uroce's), before the capture point, as a lossy wire would.
+host_loss=
+loss_on() {
+	"$vm" exec vm1 "tc qdisc add dev eth0 root netem loss 5%" >/dev/null || fail "netem in vm1"
+	command -v nft >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nftables >/dev/null 2>&1
+	if nft -f - 2>/dev/null <<-'EOF'; then
+		table netdev uroce_rxe_loss {
+			chain egress {
+				type filter hook egress device "br-rxe" priority 0; policy accept;
+				ip daddr 198.18.10.11 udp dport 4791 numgen random mod 100 < 5 drop
+				ip6 daddr fd00:198:18:10::11 udp dport 4791 numgen random mod 100 < 5 drop
+			}
+		}
+	EOF
+		host_loss=--host-loss
+	else
+		host_loss=
+		echo "NOTE: no nftables egress hook: only rxe's packets are lost, not uroce's"
+	fi
+}
+loss_off() {
+	"$vm" exec vm1 "tc qdisc del dev eth0 root" >/dev/null
+	nft delete table netdev uroce_rxe_loss 2>/dev/null
+}
+
+# throughput MTU: perftest's average bandwidth for 64 KiB messages, rxe (vm1) to rxe (vm2)
+# next to uroce to rxe (vm1) and rxe (vm1) to uroce, IPv4, one after the other in this run.
+throughput() {
+	local mtu=$1 prog n=1000 port=18700 g1 g2 rr ur ru
+	g1=$("$vm" exec vm1 "rxe-gid 4" | tr -dc 0-9)
+	g2=$("$vm" exec vm2 "rxe-gid 4" | tr -dc 0-9)
+	avg() { awk '$1 == 65536 && NF >= 5 {print $4}' "$1" | tail -1; }
+	for prog in ib_write_bw ib_send_bw ib_read_bw; do
+		port=$((port + 3))
+		"$vm" exec vm2 "rxe-bg t$port $prog -d rxe0 -x $g2 -p $port -s 65536 -n $n" >/dev/null
+		"$vm" exec vm2 "for i in \$(seq 100); do ss -ltnH 'sport = :$port' | grep -q . && exit 0; sleep 0.1; done" >/dev/null
+		"$vm" exec vm1 "timeout 120 $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n 198.18.10.12" >"$out/tp.rr" 2>&1
+		"$vm" exec vm2 "rxe-wait t$port 30" >/dev/null
+		port=$((port + 1))
+		"$vm" exec vm1 "rxe-bg t$port $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n" >/dev/null
+		"$vm" exec vm1 "for i in \$(seq 100); do ss -ltnH 'sport = :$port' | grep -q . && exit 0; sleep 0.1; done" >/dev/null
+		LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 120 $prog -d uroce0 -x 0 -p $port -s 65536 -n $n 198.18.10.11 >"$out/tp.ur" 2>&1
+		"$vm" exec vm1 "rxe-wait t$port 30" >/dev/null
+		port=$((port + 1))
+		LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 120 $prog -d uroce0 -x 0 -p $port -s 65536 -n $n >/dev/null 2>&1 &
+		local srv=$!
+		for i in $(seq 100); do ss -ltnH "sport = :$port" | grep -q . && break; sleep 0.1; done
+		"$vm" exec vm1 "timeout 120 $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n 198.18.10.1" >"$out/tp.ru" 2>&1
+		wait $srv
+		rr=$(avg "$out/tp.rr") ur=$(avg "$out/tp.ur") ru=$(avg "$out/tp.ru")
+		python3 - "$prog" "$mtu" "$n" "$rr" "$ur" "$ru" <<-'EOF' | tee -a "$out/throughput.txt"
+			import sys
+			prog, mtu, n, *bw = sys.argv[1:]
+			rr, ur, ru = (float(x) if x else None for x in bw)
+			f = lambda v: "n/a" if v is None else f"{v:.2f}"
+			r = lambda v: "" if v is None or not rr else f" ({v / rr:.2f}x)"
+			print(f"THROUGHPUT {prog} MTU {mtu}, 64 KiB x {n}, MB/s: rxe->rxe {f(rr)}, "
+			      f"uroce->rxe {f(ur)}{r(ur)}, rxe->uroce {f(ru)}{r(ru)}")
+		EOF
+	done
+}
+
+all_cases="rc_pingpong uc_pingpong ud_pingpong srq_pingpong send_bw write_bw read_bw
+	atomic_fadd_bw atomic_cas_bw send_lat write_lat read_lat atomic_lat"
+# Under loss: every program that can recover from it. The pingpongs cannot (UC and UD wait
+# forever for a lost message; the last RC ACK can be lost after the peer exited, and rxe
+# retries that forever: docs/interop.md).
+loss_cases="send_bw write_bw read_bw atomic_fadd_bw atomic_cas_bw send_lat write_lat read_lat atomic_lat"
+# At MTU 4096: the programs whose messages span several packets (the others send one).
+mtu4k_cases="rc_pingpong uc_pingpong ud_pingpong srq_pingpong send_bw write_bw read_bw"
+mtu4k_loss_cases="send_bw write_bw read_bw"
+
+if boot 1500 1024; then
+	for fam in 4 6; do
+		capture_start ipv$fam-mtu1024-clean
+		matrix $fam 1024 clean $all_cases
+		capture_check ipv$fam-mtu1024-clean clean 1024
+	done
+	throughput 1024
+	loss_on
+	for fam in 4 6; do
+		capture_start ipv$fam-mtu1024-loss
+		RXE_MATRIX_ITERS=50 matrix $fam 1024 loss $loss_cases
+		capture_check ipv$fam-mtu1024-loss loss 1024 $host_loss
+	done
+	loss_off
+fi
+if boot 9000 4096; then
+	for fam in 4 6; do
+		capture_start ipv$fam-mtu4096-clean
+		matrix $fam 4096 clean $mtu4k_cases
+		capture_check ipv$fam-mtu4096-clean clean 4096
+	done
+	throughput 4096
+	loss_on
+	for fam in 4 6; do
+		capture_start ipv$fam-mtu4096-loss
+		RXE_MATRIX_ITERS=50 matrix $fam 4096 loss $mtu4k_loss_cases
+		capture_check ipv$fam-mtu4096-loss loss 4096 $host_loss
+	done
+	loss_off
+fi
+"$vm" down >/dev/null 2>&1
+
+pass=$(grep -c '^PASS' "$out/results.txt" 2>/dev/null)
+fails=$(grep -c '^FAIL' "$out/results.txt" 2>/dev/null)
+echo "interop-rxe: ${pass:-0} cases passed, ${fails:-0} failed; captures and logs in $out; $((SECONDS - t_start)) s"
+[ "${pass:-0}" -gt 0 ] || failed=1
+exit $failed
