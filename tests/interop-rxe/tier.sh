@@ -133,7 +133,8 @@ loss_off() {
 }
 
 # throughput MTU: perftest's average bandwidth for 64 KiB messages, rxe (vm1) to rxe (vm2)
-# next to uroce to rxe (vm1) and rxe (vm1) to uroce, IPv4, one after the other in this run.
+# next to uroce to rxe (vm1) and rxe (vm1) to uroce, IPv4, one after the other in this run
+# (uroce's side with -u 16 as in matrix.sh; outputs in tp-MTU-PROGRAM.{rr,ur,ru}).
 throughput() {
 	local mtu=$1 prog n=1000 port=18700 g1 g2 rr ur ru
 	g1=$("$vm" exec vm1 "rxe-gid 4" | tr -dc 0-9)
@@ -143,20 +144,20 @@ throughput() {
 		port=$((port + 3))
 		"$vm" exec vm2 "rxe-bg t$port $prog -d rxe0 -x $g2 -p $port -s 65536 -n $n" >/dev/null
 		"$vm" exec vm2 "for i in \$(seq 100); do ss -ltnH 'sport = :$port' | grep -q . && exit 0; sleep 0.1; done" >/dev/null
-		"$vm" exec vm1 "timeout 120 $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n 198.18.10.12" >"$out/tp.rr" 2>&1
+		"$vm" exec vm1 "timeout 120 $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n 198.18.10.12" >"$out/tp-$mtu-$prog.rr" 2>&1
 		"$vm" exec vm2 "rxe-wait t$port 30" >/dev/null
 		port=$((port + 1))
 		"$vm" exec vm1 "rxe-bg t$port $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n" >/dev/null
 		"$vm" exec vm1 "for i in \$(seq 100); do ss -ltnH 'sport = :$port' | grep -q . && exit 0; sleep 0.1; done" >/dev/null
-		LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 120 $prog -d uroce0 -x 0 -p $port -s 65536 -n $n 198.18.10.11 >"$out/tp.ur" 2>&1
+		LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 120 $prog -d uroce0 -x 0 -u 16 -p $port -s 65536 -n $n 198.18.10.11 >"$out/tp-$mtu-$prog.ur" 2>&1
 		"$vm" exec vm1 "rxe-wait t$port 30" >/dev/null
 		port=$((port + 1))
-		LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 120 $prog -d uroce0 -x 0 -p $port -s 65536 -n $n >/dev/null 2>&1 &
+		LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 120 $prog -d uroce0 -x 0 -u 16 -p $port -s 65536 -n $n >/dev/null 2>&1 &
 		local srv=$!
 		for i in $(seq 100); do ss -ltnH "sport = :$port" | grep -q . && break; sleep 0.1; done
-		"$vm" exec vm1 "timeout 120 $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n 198.18.10.1" >"$out/tp.ru" 2>&1
+		"$vm" exec vm1 "timeout 120 $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n 198.18.10.1" >"$out/tp-$mtu-$prog.ru" 2>&1
 		wait $srv
-		rr=$(avg "$out/tp.rr") ur=$(avg "$out/tp.ur") ru=$(avg "$out/tp.ru")
+		rr=$(avg "$out/tp-$mtu-$prog.rr") ur=$(avg "$out/tp-$mtu-$prog.ur") ru=$(avg "$out/tp-$mtu-$prog.ru")
 		python3 - "$prog" "$mtu" "$n" "$rr" "$ur" "$ru" <<-'EOF' | tee -a "$out/throughput.txt"
 			import sys
 			prog, mtu, n, *bw = sys.argv[1:]
