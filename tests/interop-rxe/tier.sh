@@ -37,6 +37,8 @@ flock -w 3600 9 || { echo "FAIL interop-rxe: another run held the lock for an ho
 
 rm -rf "$out"
 mkdir -p "$out"
+# CTest shows a passing test's output only with -V: all of it stays in tier.log too.
+exec > >(tee "$out/tier.log") 2>&1
 t0=$SECONDS
 if ! "$vm" build >"$out/build.log" 2>&1 || ! command -v qemu-system-x86_64 >/dev/null; then
 	skip "the rxe-vm guest images cannot be built (QEMU, debootstrap or the Debian mirror missing): $(tail -1 "$out/build.log")"
