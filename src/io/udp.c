@@ -32,6 +32,8 @@
 #define ID_CACHE 16               /* solver bases kept, by datagram length (a power of 2) */
 #define CRC32_POLY 0xEDB88320u    /* IEEE 802.3, reflected */
 #define MAX_TABLE (1u << 20)      /* most send sockets or hold places */
+#define GSO_SEGS 64               /* most datagrams per GSO send (Linux UDP_MAX_SEGMENTS >= 64) */
+#define GSO_BYTES 65507           /* most bytes per GSO send: one IPv4 datagram's UDP payload */
 
 /* ---- the IPv4 Identification solver ---- */
 
@@ -91,17 +93,29 @@ struct id_basis {
 	uint16_t combo[32];
 };
 
+/* The ICRC input is 8 bytes of ones, then the datagram up to the ICRC; the ID sits at
+ * datagram bytes 4 and 5, so (len - 4) - 6 bytes follow it: the factor that carries a change
+ * of the ID to the end of a datagram of len bytes. */
+static uint32_t id_shift(uint32_t len)
+{
+	return x8n_mod(len - UROCE_ICRC_LEN - 6);
+}
+
+/* The ICRC change made by flipping ID bit `bit` (0: least significant). */
+static uint32_t id_bit_term(uint32_t shift, int bit)
+{
+	uint8_t d[2] = {(uint8_t)((1u << bit) >> 8), (uint8_t)(1u << bit)};
+	return gf2_mulmod(crc_linear(d, 2), shift);
+}
+
 static void id_basis_build(struct id_basis *b, uint32_t len)
 {
-	/* The ICRC input is 8 bytes of ones, then the datagram up to the ICRC; the ID sits at
-	 * datagram bytes 4 and 5, so (len - 4) - 6 bytes follow it. */
-	uint32_t shift = x8n_mod(len - UROCE_ICRC_LEN - 6);
+	uint32_t shift = id_shift(len);
 
 	memset(b, 0, sizeof(*b));
 	b->len = len;
 	for (int bit = 0; bit < 16; bit++) {
-		uint8_t d[2] = {(uint8_t)((1u << bit) >> 8), (uint8_t)(1u << bit)};
-		uint32_t v = gf2_mulmod(crc_linear(d, 2), shift);
+		uint32_t v = id_bit_term(shift, bit);
 		uint16_t c = (uint16_t)(1u << bit);
 
 		for (int k = 31; k >= 0 && v; k--) {
@@ -181,6 +195,36 @@ enum uroce_udp_id_result uroce_udp_solve_ipv4_id(uint8_t *p, size_t len, uint16_
 	return solve_id(p, len, NULL, id);
 }
 
+/* ---- GSO and the IPv4 Identification ---- */
+
+/* With UDP_SEGMENT (GSO) the kernel cuts one send into datagrams of gso_size bytes, each
+ * with its own IP header. From an unconnected IPv4 socket with DF, segment k carries ID k
+ * (the first one 0, as a plain send; checked on kernel 6.18, facts.md section 2), and the
+ * ICRC covers the ID: segment k must carry the ICRC its packet would have with ID k. CRC-32
+ * being affine, that is the engine's ICRC (computed with the ID in its header) plus the
+ * linear term of the ID change, one XOR per set bit from 16 terms per datagram length. */
+struct id_terms {
+	uint32_t len; /* datagram length the terms are for; 0: none yet */
+	uint32_t v[16];
+};
+
+/* The change of the stored ICRC of a datagram of len bytes when its ID changes by x. */
+static uint32_t id_change(struct id_terms *t, uint32_t len, uint16_t x)
+{
+	uint32_t d = 0;
+
+	if (t->len != len) {
+		uint32_t shift = id_shift(len);
+		for (int bit = 0; bit < 16; bit++)
+			t->v[bit] = id_bit_term(shift, bit);
+		t->len = len;
+	}
+	for (int bit = 0; x; bit++, x >>= 1)
+		if (x & 1)
+			d ^= t->v[bit];
+	return d;
+}
+
 /* ---- the backend's state ---- */
 
 struct rx_sock {
@@ -236,9 +280,16 @@ struct udp {
 	uint64_t seq, armed;
 
 	struct id_basis idc[ID_CACHE];
+	bool gso;                 /* UDP_SEGMENT in use: until the kernel refuses it */
+	struct id_terms gso_terms;
 
+	/* A sendmmsg/recvmmsg batch. Sending, message m holds segs[m] packets: one, or a GSO
+	 * run whose packet k uses iov[2k] (its bytes up to the ICRC) and iov[2k + 1] (icrc[k],
+	 * the ICRC for the ID the kernel gives it), k counted over the batch's packets. */
 	struct mmsghdr msgs[BATCH];
-	struct iovec iov[BATCH];
+	struct iovec iov[2 * BATCH];
+	uint32_t segs[BATCH];
+	uint8_t icrc[BATCH][UROCE_ICRC_LEN];
 	struct sockaddr_in6 names[BATCH]; /* large enough for either family */
 	union ctl_buf ctl[BATCH];
 };
@@ -545,7 +596,7 @@ struct tx_pkt {
 	struct tx_key key;
 	uint8_t dst[16];
 	uint8_t tos, ttl;
-	bool id_nonzero;
+	uint16_t id;       /* IPv4: the header's Identification */
 	uint8_t *payload;
 	size_t plen;
 };
@@ -569,7 +620,7 @@ static int tx_parse(const struct uroce_io_pkt *pkt, struct tx_pkt *t)
 		memcpy(t->dst, ip.dst, 4);
 		t->tos = ip.tos;
 		t->ttl = ip.ttl;
-		t->id_nonzero = ip.id != 0;
+		t->id = ip.id;
 		hlen = UROCE_IPV4_HLEN;
 	} else {
 		struct uroce_ipv6 ip;
@@ -592,34 +643,99 @@ static int tx_parse(const struct uroce_io_pkt *pkt, struct tx_pkt *t)
 	return 0;
 }
 
-/* Message m of the batch: the payload to dst:port with its TOS/traffic class and TTL/hop
- * limit as ancillary data (a TTL of 0 leaves the socket's default). */
-static void tx_fill(struct udp *u, size_t m, const struct tx_pkt *t)
+static void tx_cmsg(struct msghdr *h, struct cmsghdr *cm, int level, int type, const void *v,
+		    size_t len)
+{
+	cm->cmsg_level = level;
+	cm->cmsg_type = type;
+	cm->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(cm), v, len);
+	h->msg_controllen += CMSG_SPACE(len);
+}
+
+/* Message m of the batch: packet k's payload to dst:port with its TOS/traffic class and
+ * TTL/hop limit as ancillary data (a TTL of 0 leaves the socket's default). */
+static void tx_fill(struct udp *u, size_t m, size_t k, const struct tx_pkt *t)
 {
 	struct msghdr *h = &u->msgs[m].msg_hdr;
 	int level = t->key.ipv6 ? IPPROTO_IPV6 : IPPROTO_IP;
-	int vals[2] = {t->tos, t->ttl};
-	int types[2] = {t->key.ipv6 ? IPV6_TCLASS : IP_TOS, t->key.ipv6 ? IPV6_HOPLIMIT : IP_TTL};
-	int nctl = t->ttl ? 2 : 1;
+	int tos = t->tos, ttl = t->ttl;
 
 	memset(h, 0, sizeof(*h));
 	h->msg_name = &u->names[m];
 	h->msg_namelen = make_sockaddr(&u->names[m], t->key.ipv6, t->dst, u->port);
-	u->iov[m].iov_base = t->payload;
-	u->iov[m].iov_len = t->plen;
-	h->msg_iov = &u->iov[m];
+	u->iov[2 * k].iov_base = t->payload;
+	u->iov[2 * k].iov_len = t->plen;
+	h->msg_iov = &u->iov[2 * k];
 	h->msg_iovlen = 1;
-	h->msg_control = u->ctl[m].b;
-	h->msg_controllen = CMSG_SPACE(sizeof(int)) * (size_t)nctl;
+	u->segs[m] = 1;
 	/* CMSG_NXTHDR reads the next header's length: no stale bytes of a receive there. */
-	memset(u->ctl[m].b, 0, h->msg_controllen);
+	memset(u->ctl[m].b, 0, sizeof(u->ctl[m].b));
+	h->msg_control = u->ctl[m].b;
+	h->msg_controllen = sizeof(u->ctl[m].b); /* for CMSG_FIRSTHDR; tx_cmsg counts anew */
 	struct cmsghdr *cm = CMSG_FIRSTHDR(h);
-	for (int i = 0; i < nctl; i++, cm = CMSG_NXTHDR(h, cm)) {
-		cm->cmsg_level = level;
-		cm->cmsg_type = types[i];
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &vals[i], sizeof(int));
+	h->msg_controllen = 0;
+	tx_cmsg(h, cm, level, t->key.ipv6 ? IPV6_TCLASS : IP_TOS, &tos, sizeof(int));
+	if (ttl)
+		tx_cmsg(h, (struct cmsghdr *)(u->ctl[m].b + h->msg_controllen), level,
+			t->key.ipv6 ? IPV6_HOPLIMIT : IP_TTL, &ttl, sizeof(int));
+}
+
+/* Packet k goes out as segment `seg` of GSO message m: its bytes up to the ICRC, then the
+ * ICRC for the ID the kernel will give it (unchanged over IPv6, which has no ID). */
+static void tx_segment(struct udp *u, size_t k, uint32_t seg, const struct tx_pkt *t)
+{
+	uint32_t icrc = get_le32(t->payload + t->plen - UROCE_ICRC_LEN);
+
+	if (!t->key.ipv6)
+		icrc ^= id_change(&u->gso_terms, (uint32_t)(HDR4 + t->plen), (uint16_t)(t->id ^ seg));
+	put_le32(u->icrc[k], icrc);
+	u->iov[2 * k].iov_base = t->payload;
+	u->iov[2 * k].iov_len = t->plen - UROCE_ICRC_LEN;
+	u->iov[2 * k + 1].iov_base = u->icrc[k];
+	u->iov[2 * k + 1].iov_len = UROCE_ICRC_LEN;
+}
+
+/* Whether packet t (k-th of the batch) may join message m as one more GSO segment: the
+ * packets of one GSO send share the socket (checked by the caller), destination, TOS, TTL
+ * and size, and the kernel takes at most GSO_SEGS of them and GSO_BYTES in all. `first` is
+ * the message's first packet. */
+static bool tx_gso_fits(const struct udp *u, size_t m, const struct tx_pkt *first,
+			const struct tx_pkt *t)
+{
+	return u->gso && t->plen == first->plen && t->plen >= MIN_PAYLOAD &&
+	       u->segs[m] < GSO_SEGS && (u->segs[m] + 1) * t->plen <= GSO_BYTES &&
+	       t->tos == first->tos && t->ttl == first->ttl &&
+	       !memcmp(t->dst, first->dst, t->key.ipv6 ? 16 : 4);
+}
+
+/* Adds packet t, the k-th of the batch, to message m as a GSO segment; `first` is the
+ * message's first packet, the (k - segs[m])-th. */
+static void tx_gso_add(struct udp *u, size_t m, size_t k, const struct tx_pkt *first,
+		       const struct tx_pkt *t)
+{
+	struct msghdr *h = &u->msgs[m].msg_hdr;
+
+	if (u->segs[m] == 1) {
+		uint16_t size = (uint16_t)t->plen;
+		tx_segment(u, k - 1, 0, first);
+		tx_cmsg(h, (struct cmsghdr *)(u->ctl[m].b + h->msg_controllen), SOL_UDP,
+			UDP_SEGMENT, &size, sizeof(size));
+		h->msg_iovlen = 2;
 	}
+	tx_segment(u, k, u->segs[m], t);
+	h->msg_iovlen += 2;
+	u->segs[m]++;
+}
+
+/* The datagrams in messages [from, to). */
+static uint64_t tx_count(const struct udp *u, size_t from, size_t to)
+{
+	uint64_t n = 0;
+
+	for (size_t m = from; m < to; m++)
+		n += u->segs[m];
+	return n;
 }
 
 /* Sends messages [0, n) through fd; a message the kernel refuses is counted and skipped. */
@@ -630,7 +746,10 @@ static void tx_flush(struct udp *u, int fd, size_t n)
 	while (done < n) {
 		int r = sendmmsg(fd, u->msgs + done, (unsigned)(n - done), 0);
 		if (r > 0) {
-			u->c.sent += (unsigned)r;
+			for (size_t m = done; m < done + (unsigned)r; m++)
+				if (u->segs[m] > 1)
+					u->c.sent_gso += u->segs[m];
+			u->c.sent += tx_count(u, done, done + (unsigned)r);
 			done += (unsigned)r;
 			continue;
 		}
@@ -640,13 +759,21 @@ static void tx_flush(struct udp *u, int fd, size_t n)
 		 * full buffer will not drain within this call: the rest of the run is lost
 		 * too, without a system call each. */
 		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)) {
-			u->c.send_full += n - done;
+			u->c.send_full += tx_count(u, done, n);
 			break;
 		}
-		if (r < 0 && errno == EMSGSIZE)
+		if (u->segs[done] > 1) {
+			/* A kernel without UDP_SEGMENT, or a path it cannot use it on: plain
+			 * sends from now on. These datagrams are lost, as on a wire; the
+			 * transport resends them. */
+			u->gso = false;
+			u->c.gso_refused++;
+			u->c.send_errors += u->segs[done];
+		} else if (r < 0 && errno == EMSGSIZE) {
 			u->c.send_too_big++;
-		else
+		} else {
 			u->c.send_errors++;
+		}
 		done++;
 	}
 }
@@ -655,7 +782,8 @@ static int udp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t
 {
 	struct udp *u = (struct udp *)io;
 	struct tx_key run_key = {0};
-	size_t run = 0, i;
+	struct tx_pkt first = {0}; /* the first packet of the last message */
+	size_t run = 0, nmsg = 0, i;
 	int run_fd = -1;
 	uint64_t id_nonzero = 0;
 
@@ -665,10 +793,11 @@ static int udp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t
 		struct tx_pkt t;
 		if (tx_parse(&pkts[i], &t) < 0)
 			break;
-		/* Consecutive packets through one socket go out in one sendmmsg. */
+		/* Consecutive packets through one socket go out in one sendmmsg, and equal
+		 * ones among them in one GSO message. */
 		if (run && (run == BATCH || !tx_key_eq(&t.key, &run_key))) {
-			tx_flush(u, run_fd, run);
-			run = 0;
+			tx_flush(u, run_fd, nmsg);
+			run = nmsg = 0;
 		}
 		if (!run) {
 			run_fd = tx_get(u, &t.key);
@@ -678,11 +807,17 @@ static int udp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t
 			}
 			run_key = t.key;
 		}
-		tx_fill(u, run++, &t);
-		id_nonzero += t.id_nonzero;
+		if (nmsg && tx_gso_fits(u, nmsg - 1, &first, &t)) {
+			tx_gso_add(u, nmsg - 1, run, &first, &t);
+		} else {
+			tx_fill(u, nmsg++, run, &t);
+			first = t;
+		}
+		run++;
+		id_nonzero += !t.key.ipv6 && t.id;
 	}
 	if (run)
-		tx_flush(u, run_fd, run);
+		tx_flush(u, run_fd, nmsg);
 	/* Told apart from sent only here: the ID is known before sending, the outcome after.
 	 * Counted whether or not the kernel took them, as a hint that the engine's header
 	 * disagrees with the wire. */
@@ -1064,6 +1199,7 @@ int uroce_udp_open(const struct uroce_udp_cfg *cfg, struct uroce_io **out)
 	u->io.ops = &udp_ops;
 	u->port = cfg->port ? cfg->port : UROCE_UDP_PORT;
 	u->solve_id = !cfg->no_ip_id_solve;
+	u->gso = !cfg->no_gso;
 	u->epfd = u->tfd = -1;
 	if (cfg->impair) {
 		err = uroce_impair_init(&u->im, cfg->impair, 0);

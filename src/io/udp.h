@@ -49,6 +49,9 @@ struct uroce_udp_cfg {
 	 * its full 32-bit strength, but packets from senders that do not send ID 0 (Linux rxe)
 	 * then fail the ICRC check. */
 	bool no_ip_id_solve;
+	/* Never send with UDP_SEGMENT (GSO). By default consecutive equal-sized datagrams to
+	 * one destination go out as one GSO send (docs/udp.md "GSO"). */
+	bool no_gso;
 };
 
 /* Counters of a handle; one list gives the fields and their names. Every packet given to
@@ -56,11 +59,13 @@ struct uroce_udp_cfg {
  * send_errors (or was refused). */
 #define UROCE_UDP_COUNTERS(X)                                                                 \
 	X(sent, "datagrams the kernel accepted")                                              \
-	X(sent_ip_id_nonzero, "IPv4 packets taken whose header said ID != 0 (the wire says 0)") \
+	X(sent_gso, "of sent: datagrams sent as segments of a GSO (UDP_SEGMENT) call")         \
+	X(sent_ip_id_nonzero, "IPv4 packets taken whose header said ID != 0 (the wire says 0, or k for GSO segment k)") \
 	X(send_full, "dropped: socket buffer or device queue full (EAGAIN, ENOBUFS)")         \
 	X(send_too_big, "dropped: longer than the path MTU, DF set (EMSGSIZE)")                \
 	X(send_socket_errors, "dropped: no socket could be bound to the source address and port") \
 	X(send_errors, "dropped: any other send error (no route, ...)")                       \
+	X(gso_refused, "GSO calls the kernel refused (GSO then off; their datagrams in send_errors)") \
 	X(send_sockets, "send sockets opened")                                                \
 	X(send_evictions, "send sockets closed to make room in the cache")                    \
 	X(received, "datagrams read from the receive sockets")                                \
@@ -109,7 +114,9 @@ const char *uroce_udp_counter_desc(enum uroce_udp_counter c);
  * - send: takes whole IPv4/IPv6 + UDP datagrams (a 20-byte IPv4 header, no IPv6 extension
  *   headers, lengths consistent). Refuses (UROCE_EINVAL, or the count taken before it) a
  *   datagram that is not one; every other packet is taken, and counted as sent or under the
- *   error that lost it (a full socket buffer loses a packet, as the network would).
+ *   error that lost it (a full socket buffer loses a packet, as the network would). Runs of
+ *   equal-sized datagrams go out as GSO sends: over IPv4 the k-th datagram of a run carries
+ *   IPv4 ID k on the wire and an ICRC computed for it (the caller's buffer is not changed).
  * - recv: fills up to n descriptors, nonblocking: released held packets first, then datagrams
  *   read from the sockets, each with rebuilt headers (docs/udp.md), ts_ns = uroce_udp_now()
  *   at the call. A packet longer than its descriptor's cap is cut and flagged

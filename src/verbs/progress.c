@@ -385,6 +385,7 @@ int uv_port_start(struct uv_port *p)
 	cfg.addrs = addrs;
 	cfg.naddrs = p->dev->ngids;
 	cfg.impair = p->impaired ? &p->impair : NULL;
+	cfg.no_gso = !env_u32("UROCE_GSO", 1); /* docs/udp.md "GSO" */
 	if ((err = uroce_udp_open(&cfg, &p->io))) {
 		fprintf(stderr, "uroce: cannot open UDP port 4791: %s\n", uroce_strerror(err));
 		p->io = NULL;

@@ -24,6 +24,29 @@ ic_need python3 python3
 dump=${UROCE_BUILD:-/nonexistent}/tools/uroce-dump/uroce-dump
 [ -x "$dump" ] || { echo "FAIL: no uroce-dump at $dump (UROCE_BUILD=${UROCE_BUILD:-})"; exit 1; }
 [ "$(id -u)" = 0 ] || ic_skip "capturing on lo needs root (or dumpcap's capabilities)"
+ic_need iproute2 ip
+
+# The capture must show what a wire carries. uroce sends runs of equal-sized datagrams as GSO
+# sends (docs/udp.md), which lo passes on whole: a capture on lo would show one large datagram
+# per send, where a NIC, or the kernel in software, cuts it into the datagrams that go on the
+# wire (segment k with IPv4 ID k). So the test runs in a network namespace of its own whose lo
+# segments in software before the capture point (gso_max_segs 1): dumpcap sees each datagram
+# as a wire would carry it, IPv4 ID included, and the independent ICRC check covers the GSO
+# segments (check gso_segments below).
+if [ -z "${IC_CAPTURE_NS:-}" ]; then
+	ns=uroce-cap-$$
+	ip netns add "$ns" 2>/dev/null || ic_skip "cannot create a network namespace"
+	if ! ip netns exec "$ns" true 2>/dev/null; then
+		ip netns del "$ns"
+		ic_skip "ip netns exec does not work here (a plain chroot)"
+	fi
+	ip -n "$ns" link set lo up && ip -n "$ns" link set lo gso_max_segs 1
+	IC_CAPTURE_NS=$ns ip netns exec "$ns" bash "$0" "$@"
+	rc=$?
+	ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+	ip netns del "$ns"
+	exit $rc
+fi
 
 s=127.0.15.1
 c=127.0.15.2
@@ -69,6 +92,7 @@ n=100
 pt send_bw 19195 ib_send_bw -s 4097
 pt write_bw 19196 ib_write_bw -s 8190
 pt write_bw_small 19209 ib_write_bw -s 2
+pt write_bw_64k 19210 ib_write_bw -s 65536
 pt read_bw 19197 ib_read_bw -s 12289
 pt read_bw_1B 19198 ib_read_bw -s 1
 pt atomic_bw_fadd 19199 ib_atomic_bw -A FETCH_AND_ADD
@@ -182,6 +206,20 @@ if [ $rc = 0 ] && [[ $summary == *": $total RoCEv2 packets, $total ICRC ok, 0 ba
 else
 	ic_fail icrc_independent "icrc_check.py exit $rc, expected all $total ICRCs to verify"
 	head -n 20 "$IC_TMP/icrc"
+fi
+
+# GSO sends (docs/udp.md): segment k of a send leaves with IPv4 ID k and the ICRC computed for
+# it. The 64 KiB WRITEs' MIDDLE..LAST packets, runs of ACKs and of equal small WRITEs go out
+# that way; their ICRCs are among those verified just above.
+gso=$(tshark -r "$cap" -Y 'udp.dstport == 4791 && ip.id != 0' 2>/dev/null | wc -l)
+maxid=0
+for id in $(tshark -r "$cap" -Y 'udp.dstport == 4791' -T fields -e ip.id 2>/dev/null | sort -u); do
+	[ $((id)) -gt $maxid ] && maxid=$((id)) # tshark prints the ID in hex, 0x000e
+done
+if [ "$gso" -gt 0 ] && [ "$maxid" -ge 14 ]; then
+	ic_pass gso_segments "$gso packets with IPv4 ID != 0 (up to $maxid), ICRCs verified"
+else
+	ic_fail gso_segments "$gso packets with IPv4 ID != 0, highest ID $maxid: no GSO run of 15 (64 KiB WRITE) seen"
 fi
 
 # The same check must see a change where the ICRC does not look (masked fields) and must see
