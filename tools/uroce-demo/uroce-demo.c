@@ -1064,6 +1064,11 @@ int main(int argc, char **argv)
 		}
 		setenv("UROCE_IMPAIR", o.impair, 1);
 	}
+	/* A capture on lo sees a GSO send whole, before the kernel cuts it into the datagrams a
+	 * wire would carry (docs/udp.md "GSO"): while capturing, both processes send every
+	 * datagram on its own, so that the file shows the packets as they are. */
+	if (o.capture)
+		setenv("UROCE_GSO", "0", 1);
 	/* A message-preserving socket pair: each control message arrives whole or not at all. */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		perror("uroce-demo: socketpair");
