@@ -831,7 +831,7 @@ static int udp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t
 
 /* The IP and UDP headers the kernel stripped, rebuilt into hdr (HDR4 or HDR6 bytes). The
  * IPv4 ID is 0, what a Linux DF socket sends (facts.md section 2; solved later for others),
- * flags DF; the UDP checksum 0 (RoCEv2 allows it, CA17-24, and the ICRC masks it); the
+ * flags DF; the UDP checksum 0 (Annex A17.3.2.4 allows it, and the ICRC masks it); the
  * destination port 4791 whatever the socket's port; the IPv6 flow label 0 (masked too). */
 static size_t rx_headers(uint8_t *hdr, bool ipv6, const struct uroce_io_addr *src,
 			 const struct uroce_io_addr *dst, uint16_t sport, uint8_t tos, uint8_t ttl,
