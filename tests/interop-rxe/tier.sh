@@ -109,9 +109,12 @@ matrix() {
 
 # Loss: netem drops 5 % of everything vm1 sends (rxe's packets); the host kernel has no netem,
 # so an nftables rule on br-rxe's egress drops 5 % of the RoCEv2 packets the host sends to vm1
-# (uroce's), before the capture point, as a lossy wire would.
+# (uroce's), before the capture point, as a lossy wire would. That hook sees a GSO send before
+# it is cut into datagrams, so one verdict would drop a whole run of up to 64 packets: uroce
+# sends without GSO while the rule is in place (UROCE_GSO=0), and the loss is per packet.
 host_loss=
 loss_on() {
+	export UROCE_GSO=0
 	"$vm" exec vm1 "tc qdisc add dev eth0 root netem loss 5%" >/dev/null || fail "netem in vm1"
 	command -v nft >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nftables >/dev/null 2>&1
 	if nft -f - 2>/dev/null <<-'EOF'; then
@@ -130,6 +133,7 @@ loss_on() {
 	fi
 }
 loss_off() {
+	unset UROCE_GSO
 	"$vm" exec vm1 "tc qdisc del dev eth0 root" >/dev/null
 	nft delete table netdev uroce_rxe_loss 2>/dev/null
 }
