@@ -31,6 +31,7 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *ctx)
 		return NULL;
 	}
 	(void)fcntl(fds[1], F_SETFL, O_NONBLOCK);
+	pthread_mutex_init(&ch->lock, NULL);
 	ch->ibv.context = ctx;
 	ch->ibv.fd = fds[0];
 	ch->wfd = fds[1];
@@ -43,6 +44,12 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 
 	if (channel->refcnt)
 		return EBUSY;
+	while (ch->stubs) {
+		struct uv_cq *stub = ch->stubs;
+		ch->stubs = stub->next_stub;
+		free(stub);
+	}
+	pthread_mutex_destroy(&ch->lock);
 	close(ch->ibv.fd);
 	close(ch->wfd);
 	free(ch);
@@ -62,16 +69,43 @@ void uv_cq_fire(struct uv_cq *cq)
 		cq->events_sent++;
 }
 
+/* Takes a stub off the channel's list and frees it once its last unread event is read. */
+static void stub_release(struct uv_comp_channel *ch, struct uv_cq *stub)
+{
+	struct uv_cq **pp;
+
+	for (pp = &ch->stubs; *pp; pp = &(*pp)->next_stub)
+		if (*pp == stub) {
+			if (stub->events_read == stub->events_sent) {
+				*pp = stub->next_stub;
+				free(stub);
+			}
+			return;
+		}
+}
+
 int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
 {
+	struct uv_comp_channel *ch = (struct uv_comp_channel *)channel;
 	struct uv_cq *ptr;
-	ssize_t n = read(channel->fd, &ptr, sizeof(ptr));
+	bool stale;
 
-	if (n != (ssize_t)sizeof(ptr)) {
-		if (n >= 0)
-			errno = EIO;
-		return -1;
-	}
+	do {
+		ssize_t n = read(channel->fd, &ptr, sizeof(ptr));
+
+		if (n != (ssize_t)sizeof(ptr)) {
+			if (n >= 0)
+				errno = EIO;
+			return -1;
+		}
+		pthread_mutex_lock(&ch->lock);
+		ptr->events_read++;
+		/* An event of a CQ destroyed before it was read is dropped, as the kernel drops
+		 * a destroyed CQ's queued events (ib_uverbs_release_ucq). */
+		if ((stale = ptr->destroyed))
+			stub_release(ch, ptr);
+		pthread_mutex_unlock(&ch->lock);
+	} while (stale);
 	*cq = &ptr->ibv;
 	*cq_context = ptr->ibv.cq_context;
 	return 0;
@@ -129,7 +163,9 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct uv_cq *cq = to_uv_cq(ibcq), **pp;
 	struct uv_port *port = port_of(ibcq->context);
-	unsigned sent;
+	struct uv_comp_channel *ch = (struct uv_comp_channel *)ibcq->channel;
+	unsigned sent, handed_out = 0;
+	bool stub = false;
 	int err;
 
 	pthread_mutex_lock(&port->lock);
@@ -146,18 +182,35 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 		return uv_errno(err);
 
 	/* As the kernel's destroy does (ibv_cmd_destroy_cq): wait until every completion event
-	 * handed out has been acknowledged, so no reader holds a pointer to a freed CQ. */
+	 * that ibv_get_cq_event handed out has been acknowledged, so no reader holds a pointer
+	 * to a freed CQ. Events still unread in the channel are not waited for (an application
+	 * that armed the CQ and then polled its last completions never reads the event they
+	 * raised): they are dropped when read, and the CQ stays as a stub until then. */
+	if (ch) {
+		pthread_mutex_lock(&ch->lock);
+		cq->destroyed = true;
+		handed_out = cq->events_read;
+		pthread_mutex_unlock(&ch->lock);
+	}
 	pthread_mutex_lock(&ibcq->mutex);
-	while (ibcq->comp_events_completed < sent)
+	while (ibcq->comp_events_completed < handed_out)
 		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
 	pthread_mutex_unlock(&ibcq->mutex);
 
-	if (ibcq->channel)
-		__atomic_sub_fetch(&ibcq->channel->refcnt, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_destroy(&cq->poll_lock);
 	pthread_mutex_destroy(&ibcq->mutex);
 	pthread_cond_destroy(&ibcq->cond);
-	free(cq);
+	if (ch) {
+		pthread_mutex_lock(&ch->lock);
+		if ((stub = cq->events_read != sent)) {
+			cq->next_stub = ch->stubs;
+			ch->stubs = cq;
+		}
+		pthread_mutex_unlock(&ch->lock);
+		__atomic_sub_fetch(&ch->ibv.refcnt, 1, __ATOMIC_SEQ_CST);
+	}
+	if (!stub)
+		free(cq);
 	return 0;
 }
 

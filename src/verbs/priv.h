@@ -88,6 +88,11 @@ struct uv_ah {
 struct uv_comp_channel {
 	struct ibv_comp_channel ibv; /* fd: read end of a pipe carrying struct uv_cq pointers */
 	int wfd;
+	/* A CQ destroyed while events for it still sat unread in the pipe stays here as a stub
+	 * until those events are read (and dropped, as the kernel drops them) or the channel
+	 * is destroyed, so that no pointer in the pipe dangles. */
+	pthread_mutex_t lock; /* events_read, destroyed and the stubs of its CQs */
+	struct uv_cq *stubs;
 };
 
 struct uv_cq {
@@ -100,6 +105,9 @@ struct uv_cq {
 	uint32_t armed_at;
 	struct uv_cq *next_armed;
 	unsigned events_sent;      /* completion events written to the channel (port lock) */
+	unsigned events_read;      /* events ibv_get_cq_event took from the channel (its lock) */
+	bool destroyed;            /* ibv_destroy_cq ran: its unread events are dropped */
+	struct uv_cq *next_stub;   /* in the channel's stubs once destroyed with events unread */
 };
 
 struct uv_srq {
