@@ -43,6 +43,11 @@ struct uroce_ah;
 struct uroce_srq;
 struct uroce_qp;
 
+/* IBA 10.2.4: a Q_Key with this bit set is controlled. Only a privileged consumer may give
+ * one to a QP (the verbs layer checks who asks); in a UD send request it means "send the
+ * QP's own Q_Key". */
+#define UROCE_QKEY_CONTROLLED 0x80000000u
+
 /* ---- Enumerations (values as in <infiniband/verbs.h>) ---- */
 
 enum uroce_qp_type {

@@ -164,7 +164,7 @@ static bool build_data(struct uroce_qp *qp, const struct swqe *w, uint32_t k, st
 		/* IBA 10.2.4: a Q_Key with the high bit set in the WR means "use the QP's own",
 		 * so that an unprivileged consumer cannot send a controlled Q_Key. */
 		uint32_t qkey = w->wr.wr.ud.remote_qkey;
-		p->ext.deth.qkey = qkey & 0x80000000u ? qp->attr.qkey : qkey;
+		p->ext.deth.qkey = qkey & UROCE_QKEY_CONTROLLED ? qp->attr.qkey : qkey;
 		p->ext.deth.srcqp = qp->qpn;
 	}
 	/* AckReq on the last packet of each message and periodically within long ones, so that

@@ -34,10 +34,6 @@ static_assert(IBV_QPT_RC == (int)UROCE_QPT_RC && IBV_QPT_UD == (int)UROCE_QPT_UD
 	 IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_SQ_PSN |                      \
 	 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN)
 
-/* IBA 10.2.4: a Q_Key with the high bit set is controlled; only a privileged consumer may
- * give it to a QP (QP1's 0x80010000 is one). */
-#define UV_QKEY_CONTROLLED 0x80000000u
-
 /* Whether the calling thread may set a controlled Q_Key. Linux's uverbs modify_qp allows it
  * with CAP_NET_RAW (capable(), now rdma_uattrs_has_raw_cap(): the capability in the user
  * namespace of the device's network namespace) or when the rdma netlink setting
@@ -248,7 +244,7 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *in, int mask)
 		return EINVAL;
 	if ((mask & IBV_QP_AV) && !in->ah_attr.is_global)
 		return EINVAL; /* RoCE: the address is the GID */
-	if ((mask & IBV_QP_QKEY) && (in->qkey & UV_QKEY_CONTROLLED) && !caller_has_net_raw())
+	if ((mask & IBV_QP_QKEY) && (in->qkey & UROCE_QKEY_CONTROLLED) && !caller_has_net_raw())
 		return EPERM; /* as uverbs modify_qp: -EPERM, whatever the QP type */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = (enum uroce_qp_state)in->qp_state;
