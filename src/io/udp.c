@@ -746,10 +746,11 @@ static void tx_flush(struct udp *u, int fd, size_t n)
 	while (done < n) {
 		int r = sendmmsg(fd, u->msgs + done, (unsigned)(n - done), 0);
 		if (r > 0) {
-			for (size_t m = done; m < done + (unsigned)r; m++)
+			for (size_t m = done; m < done + (unsigned)r; m++) {
+				u->c.sent += u->segs[m];
 				if (u->segs[m] > 1)
 					u->c.sent_gso += u->segs[m];
-			u->c.sent += tx_count(u, done, done + (unsigned)r);
+			}
 			done += (unsigned)r;
 			continue;
 		}
