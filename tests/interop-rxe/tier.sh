@@ -186,36 +186,29 @@ loss_cases="send_bw write_bw read_bw atomic_fadd_bw atomic_cas_bw send_lat write
 mtu4k_cases="rc_pingpong uc_pingpong ud_pingpong srq_pingpong send_bw write_bw read_bw"
 mtu4k_loss_cases="send_bw write_bw read_bw"
 
-if boot 1500 1024; then
+# mtu_phase GUEST_MTU PATH_MTU "CLEAN_CASES" "LOSS_CASES": boots the guests at GUEST_MTU, runs
+# the clean cases over IPv4 and IPv6, measures throughput, then the lossy cases (50
+# iterations) over both families, each family's run under a capture of its own.
+mtu_phase() {
+	local mtu=$2 clean=$3 lossy=$4 fam
+	boot "$1" "$mtu" || return
 	for fam in 4 6; do
-		capture_start ipv$fam-mtu1024-clean
-		matrix $fam 1024 clean $all_cases
-		capture_check ipv$fam-mtu1024-clean clean 1024
+		capture_start ipv$fam-mtu$mtu-clean
+		matrix $fam "$mtu" clean $clean
+		capture_check ipv$fam-mtu$mtu-clean clean "$mtu"
 	done
-	throughput 1024
+	throughput "$mtu"
 	loss_on
 	for fam in 4 6; do
-		capture_start ipv$fam-mtu1024-loss
-		RXE_MATRIX_ITERS=50 matrix $fam 1024 loss $loss_cases
-		capture_check ipv$fam-mtu1024-loss loss 1024 $host_loss
+		capture_start ipv$fam-mtu$mtu-loss
+		RXE_MATRIX_ITERS=50 matrix $fam "$mtu" loss $lossy
+		capture_check ipv$fam-mtu$mtu-loss loss "$mtu" $host_loss
 	done
 	loss_off
-fi
-if boot 9000 4096; then
-	for fam in 4 6; do
-		capture_start ipv$fam-mtu4096-clean
-		matrix $fam 4096 clean $mtu4k_cases
-		capture_check ipv$fam-mtu4096-clean clean 4096
-	done
-	throughput 4096
-	loss_on
-	for fam in 4 6; do
-		capture_start ipv$fam-mtu4096-loss
-		RXE_MATRIX_ITERS=50 matrix $fam 4096 loss $mtu4k_loss_cases
-		capture_check ipv$fam-mtu4096-loss loss 4096 $host_loss
-	done
-	loss_off
-fi
+}
+
+mtu_phase 1500 1024 "$all_cases" "$loss_cases"
+mtu_phase 9000 4096 "$mtu4k_cases" "$mtu4k_loss_cases"
 "$vm" down >/dev/null 2>&1
 
 pass=$(grep -c '^PASS' "$out/results.txt" 2>/dev/null)
