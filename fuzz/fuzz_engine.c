@@ -431,10 +431,28 @@ static bool wc_opcode_known(enum uroce_wc_opcode op)
 	}
 }
 
+/* The device keeps its earliest timer between calls (dev.c): it must be what a scan of
+ * every QP finds, or a timer would fire late. */
+static void check_deadline(struct uroce_dev *dev)
+{
+	uint64_t t = UROCE_NEVER;
+
+	for (uint32_t i = 0; i < dev->cfg.max_qp; i++) {
+		const struct uroce_qp *qp = dev->qps[i];
+		if (qp && qp->req.rto_deadline < t)
+			t = qp->req.rto_deadline;
+		if (qp && qp->req.rnr_deadline < t)
+			t = qp->req.rnr_deadline;
+	}
+	FUZZ_CHECK(uroce_dev_next_deadline(dev) == t);
+}
+
 static void check_node(struct node *n)
 {
 	struct uroce_wc wc[16];
 	int got;
+
+	check_deadline(n->dev);
 
 	struct uroce_async_event ev;
 

@@ -112,6 +112,7 @@ int uroce_dev_new(const struct uroce_dev_cfg *cfg, struct uroce_dev **out)
 	dev->port_mtu = mtu_bytes(dev->cfg.port_mtu);
 	dev->objs.prev = dev->objs.next = &dev->objs;
 	dev->port_active = true;
+	dev->deadline = UROCE_NEVER;
 	dev->qps = calloc(dev->cfg.max_qp, sizeof(*dev->qps));
 	dev->mrs = calloc(dev->cfg.max_mr + 1, sizeof(*dev->mrs));
 	dev->mr_key = calloc(dev->cfg.max_mr + 1, 1);
@@ -277,7 +278,9 @@ size_t uroce_dev_write(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t
 	/* Packets are made only when there is room for them, straight into the caller's
 	 * buffers: the engine never queues a packet of its own. Each QP sends one packet per
 	 * turn, responses first: a responder that waits behind its own requests could stall
-	 * both ends. */
+	 * both ends. A QP's turn can start or stop its timers. */
+	if (dev->sched_head)
+		dev->deadline_stale = true;
 	while (tx->n < tx->max && dev->sched_head && dev->port_active) {
 		struct uroce_qp *qp = dev->sched_head;
 		dev->sched_head = qp->sched_next;
@@ -294,6 +297,7 @@ size_t uroce_dev_write(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t
 
 void uroce_dev_on_timer(struct uroce_dev *dev, uint64_t now)
 {
+	dev->deadline_stale = true;
 	for (uint32_t i = 0; i < dev->cfg.max_qp; i++) {
 		struct uroce_qp *qp = dev->qps[i];
 		if (!qp)
@@ -307,12 +311,14 @@ void uroce_dev_on_timer(struct uroce_dev *dev, uint64_t now)
 	}
 }
 
-uint64_t uroce_dev_next_deadline(const struct uroce_dev *dev)
+uint64_t uroce_dev_next_deadline(struct uroce_dev *dev)
 {
 	uint64_t t = UROCE_NEVER;
 
-	/* A linear scan: fine for the QP counts of this first version; a timer heap can replace
-	 * it without changing the interface. */
+	if (!dev->deadline_stale)
+		return dev->deadline;
+	/* A linear scan, only after a call that can have moved a timer: fine for the QP counts
+	 * of this version; a timer heap can replace it without changing the interface. */
 	for (uint32_t i = 0; i < dev->cfg.max_qp; i++) {
 		const struct uroce_qp *qp = dev->qps[i];
 		if (!qp)
@@ -322,5 +328,7 @@ uint64_t uroce_dev_next_deadline(const struct uroce_dev *dev)
 		if (qp->req.rnr_deadline < t)
 			t = qp->req.rnr_deadline;
 	}
+	dev->deadline = t;
+	dev->deadline_stale = false;
 	return t;
 }

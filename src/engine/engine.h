@@ -385,8 +385,9 @@ void uroce_dev_recv(struct uroce_dev *dev, const struct uroce_io_pkt *pkt, uint6
 size_t uroce_dev_write(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t now);
 /* Runs every timer due at or before now (retransmission, RNR wait). */
 void uroce_dev_on_timer(struct uroce_dev *dev, uint64_t now);
-/* The earliest timer, or UROCE_NEVER. */
-uint64_t uroce_dev_next_deadline(const struct uroce_dev *dev);
+/* The earliest timer, or UROCE_NEVER. Cheap to ask again while nothing happened: the answer
+ * is kept until a call that can move a timer. */
+uint64_t uroce_dev_next_deadline(struct uroce_dev *dev);
 /* Takes the oldest asynchronous event: 1, or 0 when there is none. */
 int uroce_dev_get_async_event(struct uroce_dev *dev, struct uroce_async_event *ev);
 /* Port up or down (the I/O backend's link state); down counts link_downed. Either raises

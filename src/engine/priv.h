@@ -213,6 +213,11 @@ struct uroce_dev {
 	uint32_t ev_head, ev_count;
 	struct uroce_qp *sched_head, *sched_tail;
 	bool port_active;
+	/* The earliest timer, kept between calls that can move one (receiving, writing, firing
+	 * timers, modifying or destroying a QP: they set deadline_stale), so that a caller polling
+	 * an idle device does not scan every QP slot each time it asks. */
+	uint64_t deadline;
+	bool deadline_stale;
 	union uroce_counters cnt;
 	uint8_t scratch[4096];     /* gathers a packet payload spread over several SGEs */
 };

@@ -257,6 +257,7 @@ int uroce_qp_modify(struct uroce_qp *qp, const struct uroce_qp_attr *attr, unsig
 	const struct transition *tr;
 	int err;
 
+	qp->dev->deadline_stale = true; /* a reset or an error stops the QP's timers */
 	if ((unsigned)next >= UROCE_QPS_COUNT)
 		return UROCE_EINVAL;
 	tr = &transitions[cur][next];
@@ -430,6 +431,7 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 
 int uroce_qp_destroy(struct uroce_qp *qp)
 {
+	qp->dev->deadline_stale = true;
 	sched_del(qp);
 	if (qp->type == UROCE_QPT_GSI)
 		qp->dev->gsi = NULL;
@@ -459,6 +461,7 @@ static void flush_sq(struct uroce_qp *qp)
 	while (qp->sq.tail != qp->sq.head)
 		comp_wqe(qp, UROCE_WC_WR_FLUSH_ERR);
 	qp->req.rto_deadline = qp->req.rnr_deadline = UROCE_NEVER;
+	qp->dev->deadline_stale = true;
 }
 
 void qp_to_error(struct uroce_qp *qp)
