@@ -461,7 +461,6 @@ static void flush_sq(struct uroce_qp *qp)
 	while (qp->sq.tail != qp->sq.head)
 		comp_wqe(qp, UROCE_WC_WR_FLUSH_ERR);
 	qp->req.rto_deadline = qp->req.rnr_deadline = UROCE_NEVER;
-	qp->dev->deadline_stale = true;
 }
 
 void qp_to_error(struct uroce_qp *qp)
