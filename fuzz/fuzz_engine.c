@@ -91,6 +91,7 @@ struct node {
 	uint64_t send_id[NQP], recv_id[NQP];   /* the next wr_id to post (increasing) */
 	uint64_t send_done[NQP], recv_done[NQP]; /* one past the last wr_id completed */
 	uint64_t recv_calls;
+	bool posted; /* a send was posted since the last flush_out */
 	/* in flight to the other engine */
 	uint8_t box[OUTBOX][UROCE_MAX_DATAGRAM];
 	uint32_t box_len[OUTBOX];
@@ -345,16 +346,22 @@ static void check_sent(const struct node *n, const uint8_t *p, uint32_t len)
 	FUZZ_CHECK(!memcmp(pkt.ip4.dst, g_node[n == g_node].addr.ip, 4));
 }
 
-/* Takes what the engine has to send, while there is room in flight. */
+/* Takes what the engine has to send, while there is room in flight; after a post, requests
+ * first, as the verbs layer does (src/verbs/progress.c, write_and_send). */
 static void flush_out(struct node *n)
 {
+	bool requests = n->posted;
+
+	n->posted = false;
 	while (n->count < OUTBOX) {
 		struct uroce_io_pkt io;
 		uint32_t slot = (n->head + n->count) % OUTBOX;
 		struct uroce_txbatch tx = {.pkts = &io, .max = 1};
 		io.data = n->box[slot];
 		io.cap = UROCE_MAX_DATAGRAM;
-		if (!uroce_dev_write(n->dev, &tx, g_now))
+		if (requests && !uroce_dev_write_requests(n->dev, &tx, g_now))
+			requests = false;
+		if (!requests && !uroce_dev_write(n->dev, &tx, g_now))
 			return;
 		check_sent(n, io.data, io.len);
 		n->box_len[slot] = io.len;
@@ -591,9 +598,11 @@ static void op_post(struct reader *r, struct node *n)
 		post_recv(n, q);
 	else if (what & 0x40 && !size)
 		inv_reregister(n);
-	else
+	else {
 		post_send(n, q, ops[(what & 0x3F) / NQP % 9], (uint32_t)size * 8 + (size & 1),
 			  (uint64_t)size * 24 % 4096, what & 0x40);
+		n->posted = true;
+	}
 }
 
 static void step(struct reader *r)

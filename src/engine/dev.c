@@ -293,6 +293,28 @@ size_t uroce_dev_write(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t
 	return tx->n - n0;
 }
 
+size_t uroce_dev_write_requests(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t now)
+{
+	size_t n0 = tx->n;
+	bool moved = true;
+
+	/* The same turns as uroce_dev_write, requests only: every QP stays scheduled, since
+	 * its responses (or nothing) are left for uroce_dev_write. A turn can take its own QP
+	 * off the schedule (a failed WQE completing moves it to the error state), hence next is
+	 * read first; no turn touches another QP's place. */
+	if (dev->sched_head)
+		dev->deadline_stale = true;
+	while (moved && tx->n < tx->max && dev->port_active) {
+		struct uroce_qp *qp, *next;
+		moved = false;
+		for (qp = dev->sched_head; qp && tx->n < tx->max; qp = next) {
+			next = qp->sched_next;
+			moved |= req_emit(qp, tx, now);
+		}
+	}
+	return tx->n - n0;
+}
+
 /* ---- timers ---- */
 
 void uroce_dev_on_timer(struct uroce_dev *dev, uint64_t now)

@@ -383,6 +383,10 @@ void uroce_dev_recv(struct uroce_dev *dev, const struct uroce_io_pkt *pkt, uint6
  * number appended. Responses (ACK, NAK, READ responses) go before new requests, QPs take
  * turns. Call it after every recv, post and on_timer, until it returns 0. */
 size_t uroce_dev_write(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t now);
+/* Appends only requests (new and resent request packets), QPs taking turns as above, and
+ * leaves responses for uroce_dev_write. For a caller about to send what an application
+ * just posted: its request then goes on the wire before the ACKs written with it. */
+size_t uroce_dev_write_requests(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t now);
 /* Runs every timer due at or before now (retransmission, RNR wait). */
 void uroce_dev_on_timer(struct uroce_dev *dev, uint64_t now);
 /* The earliest timer, or UROCE_NEVER. Cheap to ask again while nothing happened: the answer

@@ -710,6 +710,49 @@ static void test_IBA9_7_5_ack_coalescing(void **state)
 	pair_free(&p);
 }
 
+/* uroce_dev_write_requests: a node that owes an ACK and has a request of its own writes
+ * the request alone, and uroce_dev_write the ACK after it; both sides then complete. */
+static void test_requests_ahead_of_responses(void **state)
+{
+	struct h_qp_opts o = {.type = UROCE_QPT_RC};
+	struct pair p;
+	(void)state;
+
+	pair_new(&p, &o, false);
+	struct h_net *net = p.net;
+	struct h_buf a = h_buf_new(net, 0, 4096, H_ALL_ACCESS, 63);
+	struct h_buf b = h_buf_new(net, 1, 4096, H_ALL_ACCESS, 64);
+	h_post_send(p.qp[0], UROCE_WR_RDMA_WRITE, 1, &a, 0, 64, h_va(&b, 0), uroce_mr_rkey(b.mr), 0);
+	h_pump(net, 0, uroce_sim_now(net->sim));
+	uroce_sim_run_until(net->sim, uroce_sim_next_event_time(net->sim));
+	uint64_t now = uroce_sim_now(net->sim);
+	h_recv_all(net, 1, now); /* node 1 now owes node 0 an ACK */
+	h_post_send(p.qp[1], UROCE_WR_RDMA_WRITE, 2, &b, 0, 64, h_va(&a, 0), uroce_mr_rkey(a.mr), 0);
+
+	struct uroce_txbatch tx = {.pkts = net->pkts, .max = H_BATCH};
+	h_batch_reset(net, H_BATCH);
+	assert_int_equal(uroce_dev_write_requests(net->node[1].dev, &tx, now), 1);
+	assert_int_equal(uroce_dev_write_requests(net->node[1].dev, &tx, now), 0);
+	assert_int_equal(uroce_dev_write(net->node[1].dev, &tx, now), 1);
+	assert_int_equal(tx.n, 2);
+	struct uroce_pkt v;
+	assert_int_equal(uroce_pkt_dissect(&v, UROCE_LINK_IP, tx.pkts[0].data, tx.pkts[0].len), 0);
+	assert_int_equal(v.bth.opcode, UROCE_OP_RC_RDMA_WRITE_ONLY);
+	assert_int_equal(uroce_pkt_dissect(&v, UROCE_LINK_IP, tx.pkts[1].data, tx.pkts[1].len), 0);
+	assert_int_equal(v.bth.opcode, UROCE_OP_RC_ACKNOWLEDGE);
+	assert_int_equal(uroce_io_send(net->node[1].io, tx.pkts, tx.n), 2);
+
+	h_run(net, UINT64_MAX);
+	struct uroce_wc wc = h_poll1(net, 0);
+	h_expect_wc(&wc, 1, UROCE_WC_SUCCESS, UROCE_WC_RDMA_WRITE);
+	wc = h_poll1(net, 1);
+	h_expect_wc(&wc, 2, UROCE_WC_SUCCESS, UROCE_WC_RDMA_WRITE);
+	assert_memory_equal(a.p, b.p, 64);
+	h_buf_free(&a);
+	h_buf_free(&b);
+	pair_free(&p);
+}
+
 /* The same over IPv6, and the UDP source port fixed per QP with the 0xC000 prefix. */
 static void test_ipv6_and_ports(void **state)
 {
@@ -760,6 +803,7 @@ int main(void)
 		cmocka_unit_test(test_IBA10_8_3_fence_and_max_rd_atomic),
 		cmocka_unit_test(test_local_invalidate),
 		cmocka_unit_test(test_IBA9_7_5_ack_coalescing),
+		cmocka_unit_test(test_requests_ahead_of_responses),
 		cmocka_unit_test(test_ipv6_and_ports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
