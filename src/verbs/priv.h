@@ -23,6 +23,13 @@
 #define UV_DEV_NAME "uroce0"
 #define UV_MAX_GIDS UROCE_MAX_GIDS
 #define UV_BATCH 64 /* packets per recvmmsg / sendmmsg */
+/* A round sends at most this many request packets ahead of the ACKs written with them
+ * (progress.c, write_and_send), so a reply from a uroce peer overtakes the ACK of the message
+ * before it by at most that many: every send queue gets that many slots more than the
+ * application asked for (ibv_create_qp(3) allows more, never less), so that an application
+ * that sized its queue for ACKs arriving first, as perftest's latency tests (one slot) do,
+ * never finds it full. */
+#define UV_SEND_SLACK (UV_BATCH / 2)
 
 /* ibv_query_gid_type()'s answer (rdma-core's driver.h, enum ibv_gid_type_sysfs, which the
  * public headers do not ship). */
@@ -53,7 +60,10 @@ struct uv_port {
 	int epfd, doorbell;   /* the thread sleeps in epoll on the backend's fd and an eventfd */
 	_Atomic bool stop;
 	_Atomic bool sleeping;  /* the thread is (about to be) in epoll_wait */
+	_Atomic bool napping;   /* the thread naps while an application polls (progress.c) */
 	_Atomic bool kicked;    /* work was posted since the thread last looked */
+	_Atomic bool posted;    /* work was posted since the last round wrote packets */
+	_Atomic bool unwritten; /* a poller's round left the engine's answers unwritten */
 	unsigned refs;          /* open contexts */
 	struct uv_cq *armed;    /* CQs with a notification request, linked by next_armed */
 	struct uv_context *contexts; /* for asynchronous events */
@@ -155,9 +165,15 @@ int uv_port_start(struct uv_port *port);
 void uv_port_unlock_kick(struct uv_port *port);
 /* Runs deliveries (notifications, async events) with the port lock held. */
 void uv_port_deliver(struct uv_port *port);
-/* Runs one engine round on the calling thread if the port lock is free: true when packets
- * moved. For pollers of an empty CQ. */
-bool uv_port_poll(struct uv_port *port);
+/* Writes and sends what posts and pollers' rounds left to send (ACKs of the last messages
+ * received, mostly), before a QP changes state or goes, and before the port closes. */
+void uv_port_flush(struct uv_port *port);
+/* Runs one engine round on the calling thread if no other thread runs one: true when
+ * packets moved. For pollers of an empty CQ, which pass it. */
+bool uv_port_poll(struct uv_port *port, struct uv_cq *cq);
+/* Ends the progress thread's nap (progress.c, nap), if it naps: for an application that is
+ * about to wait for an event rather than poll. */
+void uv_port_end_nap(struct uv_port *port);
 
 /* cq.c */
 void uv_cq_fire(struct uv_cq *cq);

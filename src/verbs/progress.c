@@ -4,8 +4,9 @@
  *
  * The thread receives a batch, feeds it to the engine, fires due timers, writes what the
  * engine has to send and delivers completion and asynchronous events, then goes round again.
- * After spin_us without traffic it sleeps in epoll on the backend's descriptor and an eventfd
- * doorbell, with the engine's next deadline (or a delayed impaired packet's) as its timeout.
+ * With nothing to do (after spin_us without traffic, 0 by default) it sleeps in epoll on the
+ * backend's descriptor and an eventfd doorbell, with the engine's next deadline (or a delayed
+ * impaired packet's) as its timeout. While an application thread polls, it naps (nap).
  * Applications ring the doorbell only when the thread sleeps: posting sets `kicked`, and the
  * thread announces `sleeping` before it looks at `kicked` a last time (both sequentially
  * consistent), so one of the two always sees the other.
@@ -13,6 +14,7 @@
  * The passive side of RDMA WRITE, READ and atomics needs nothing from the application: the
  * thread answers on its own, as a NIC would. */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/error.h"
@@ -27,7 +30,10 @@
 #include "priv.h"
 
 #define UV_RXCAP (UROCE_MAX_DATAGRAM + 64)
-#define UV_SPIN_US_DEFAULT 200
+#define UV_SPIN_US_DEFAULT 0
+#define UV_APP_POLLING_NS 10000 /* an application that ran a round this recently polls */
+#define UV_NAP_MIN_NS 5000     /* the progress thread's naps while it does (nap) */
+#define UV_NAP_MAX_NS 1000000
 
 static pthread_mutex_t port_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct uv_port *the_port;
@@ -132,6 +138,7 @@ void uv_port_close(struct uv_port *p)
 	the_port = NULL;
 	pthread_mutex_unlock(&port_mutex);
 
+	uv_port_flush(p);
 	port_stop(p);
 	if (p->io)
 		uroce_io_close(p->io);
@@ -214,17 +221,24 @@ void uv_port_deliver(struct uv_port *p)
 	}
 }
 
-void uv_port_unlock_kick(struct uv_port *p)
+/* Wakes the progress thread if it sleeps (design.md: a doorbell only then). */
+static void kick(struct uv_port *p)
 {
 	uint64_t one = 1;
 
-	uv_port_deliver(p);
-	pthread_mutex_unlock(&p->lock);
 	atomic_store(&p->kicked, true);
 	if (atomic_load(&p->sleeping) && p->doorbell >= 0 &&
 	    write(p->doorbell, &one, sizeof(one)) < 0) {
 		/* an eventfd write fails only at 2^64 - 1 pending: the thread is awake */
 	}
+}
+
+void uv_port_unlock_kick(struct uv_port *p)
+{
+	uv_port_deliver(p);
+	pthread_mutex_unlock(&p->lock);
+	atomic_store_explicit(&p->posted, true, memory_order_release);
+	kick(p);
 }
 
 /* ---- Rounds ---- */
@@ -248,18 +262,53 @@ static void send_all(struct uv_port *p, struct uroce_io_pkt *pkts, size_t n)
 	}
 }
 
-/* One round, round_lock held: receive a batch, run the engine on it under the port lock
- * (fire due timers, write what is to be sent, deliver events), then send. Whoever holds
- * round_lock may run it: the progress thread, or an application thread polling an empty CQ,
- * which saves the hand-over between threads when the application spins anyway. One round at
- * a time keeps packets in arrival order, and the port lock is not held across the system
- * calls, so posting never waits for them. Returns the number of packets moved. */
-static size_t port_round(struct uv_port *p)
+/* Writes what the engine has to send now and sends it (round_lock held), requests first:
+ * in one sendmmsg the kernel delivers each datagram before it takes the next, so an
+ * application's reply is not kept waiting behind the ACKs written with it. */
+static size_t write_and_send(struct uv_port *p, uint64_t now)
+{
+	struct uroce_txbatch tx = {.pkts = p->bufs->tx, .max = UV_BATCH};
+
+	pthread_mutex_lock(&p->lock);
+	tx.max = UV_SEND_SLACK;
+	uroce_dev_write_requests(p->eng, &tx, now);
+	tx.max = UV_BATCH;
+	uroce_dev_write(p->eng, &tx, now);
+	uv_port_deliver(p); /* UC and UD sends complete as they leave */
+	p->deadline = uroce_dev_next_deadline(p->eng);
+	pthread_mutex_unlock(&p->lock);
+	if (tx.n)
+		send_all(p, p->bufs->tx, tx.n);
+	return tx.n;
+}
+
+/* One round, round_lock held: send what was posted (or left unwritten) since the last
+ * round, receive a batch, run the engine on it under the port lock (fire due timers, write
+ * what is to be sent, deliver events), then send. Whoever holds round_lock may run it: the
+ * progress thread, or an application thread polling an empty CQ (`poller`), which saves the
+ * hand-over between threads when the application spins anyway. One round at a time keeps
+ * packets in arrival order, and the port lock is not held across the system calls, so
+ * posting never waits for them.
+ *
+ * Two orderings keep system calls off the path a message waits on. Posted work leaves
+ * before the receive call. And when the round put completions on the poller's CQ, the
+ * engine's answers to what arrived (ACKs, mostly) stay unwritten in the engine, so that the
+ * poller sees its completions one sendmmsg sooner; the ACK then leaves in one sendmmsg with
+ * the reply the application posts. Whatever round comes next writes them: the poller's own,
+ * or the progress thread's once the application has stopped polling (progress_main).
+ * Returns the number of packets moved. */
+static size_t port_round(struct uv_port *p, struct uv_cq *poller)
 {
 	struct uv_bufs *b = p->bufs;
 	struct uroce_txbatch tx = {.pkts = b->tx, .max = UV_BATCH};
-	uint64_t now;
+	uint64_t now = uroce_udp_now();
+	size_t moved = 0;
+	bool defer;
 	int i, n;
+
+	if (atomic_exchange_explicit(&p->posted, false, memory_order_acquire) |
+	    atomic_exchange_explicit(&p->unwritten, false, memory_order_acquire))
+		moved += write_and_send(p, now);
 
 	for (i = 0; i < UV_BATCH; i++) {
 		b->rx[i].data = b->rxbuf[i];
@@ -274,23 +323,40 @@ static size_t port_round(struct uv_port *p)
 		uroce_dev_recv(p->eng, &b->rx[i], now);
 	if (now >= p->deadline)
 		uroce_dev_on_timer(p->eng, now);
-	uroce_dev_write(p->eng, &tx, now);
+	defer = poller && n && uroce_cq_count(poller->eng);
+	if (!defer)
+		uroce_dev_write(p->eng, &tx, now);
 	uv_port_deliver(p);
 	p->deadline = uroce_dev_next_deadline(p->eng);
 	pthread_mutex_unlock(&p->lock);
-	if (tx.n)
+	if (defer) {
+		atomic_store_explicit(&p->unwritten, true, memory_order_release);
+		kick(p); /* a sleeping progress thread must not leave them there */
+	} else if (tx.n) {
 		send_all(p, b->tx, tx.n);
-	return (size_t)n + tx.n;
+	}
+	return moved + (size_t)n + tx.n;
 }
 
-bool uv_port_poll(struct uv_port *p)
+void uv_port_flush(struct uv_port *p)
+{
+	if (!atomic_load_explicit(&p->running, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&p->round_lock);
+	if (atomic_exchange_explicit(&p->unwritten, false, memory_order_acquire) |
+	    atomic_exchange_explicit(&p->posted, false, memory_order_acquire))
+		write_and_send(p, uroce_udp_now());
+	pthread_mutex_unlock(&p->round_lock);
+}
+
+bool uv_port_poll(struct uv_port *p, struct uv_cq *cq)
 {
 	size_t moved;
 
 	if (!atomic_load_explicit(&p->running, memory_order_acquire) ||
 	    pthread_mutex_trylock(&p->round_lock))
 		return false;
-	moved = port_round(p);
+	moved = port_round(p, cq);
 	atomic_store_explicit(&p->app_polled, uroce_udp_now(), memory_order_relaxed);
 	pthread_mutex_unlock(&p->round_lock);
 	return moved > 0;
@@ -316,25 +382,64 @@ static void sleep_until(struct uv_port *p, uint64_t deadline, uint64_t now)
 	}
 }
 
+/* While an application thread runs the rounds, the progress thread naps rather than
+ * yields: two processes with two threads each on two CPUs would otherwise take turns on
+ * the CPUs the application threads need, and a thread that yields to a spinning one waits
+ * for the end of its time slice (milliseconds) before it runs again. A nap is not ended by
+ * packets or posts (the application handles those), only by its timer, by the doorbell of
+ * an application that arms a CQ (uv_port_end_nap: it is about to wait) and by a stop. It
+ * bounds how long a packet that arrives just after the application stopped polling waits,
+ * or what a poller left unwritten, so it starts short and doubles while the application
+ * keeps polling (progress_main): an application that polls without a break, as a latency
+ * test does, wakes the thread a thousand times a second; one that polls its CQ for a
+ * completion and then spins on memory for the peer's RDMA WRITE, as ib_write_lat does,
+ * finds the thread on the socket within about UV_APP_POLLING_NS + UV_NAP_MIN_NS. */
+static void nap(struct uv_port *p, uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+	struct pollfd bell = {.fd = p->doorbell, .events = POLLIN};
+	uint64_t v;
+
+	atomic_store(&p->napping, true);
+	if (!atomic_load(&p->stop) && ppoll(&bell, 1, &ts, NULL) > 0 &&
+	    read(p->doorbell, &v, sizeof(v)) < 0) {
+		/* EAGAIN: another reader took it */
+	}
+	atomic_store(&p->napping, false);
+}
+
+void uv_port_end_nap(struct uv_port *p)
+{
+	uint64_t one = 1;
+
+	if (atomic_load(&p->napping) && write(p->doorbell, &one, sizeof(one)) < 0) {
+		/* an eventfd write fails only at 2^64 - 1 pending: the thread is awake */
+	}
+}
+
 static void *progress_main(void *arg)
 {
 	struct uv_port *p = arg;
 	const uint64_t spin_ns = (uint64_t)p->spin_us * 1000u;
 	uint64_t now = uroce_udp_now(), last_busy = now, deadline, io_deadline;
+	uint64_t nap_ns = UV_NAP_MIN_NS;
 	size_t moved;
 
 	while (!atomic_load(&p->stop)) {
 		atomic_store(&p->kicked, false);
 		/* An application polling its CQ runs the rounds itself: stay out of its way, but
-		 * keep watching, since it may stop polling at any time. */
-		if (now - atomic_load_explicit(&p->app_polled, memory_order_relaxed) < 20000) {
-			sched_yield();
+		 * keep watching, since it may stop polling at any time. Never wait on round_lock:
+		 * its holder would pay a futex wake for it. */
+		if (now - atomic_load_explicit(&p->app_polled, memory_order_relaxed) < UV_APP_POLLING_NS ||
+		    pthread_mutex_trylock(&p->round_lock)) {
+			nap(p, nap_ns);
+			if (nap_ns < UV_NAP_MAX_NS)
+				nap_ns *= 2;
 			now = uroce_udp_now();
-			last_busy = now;
 			continue;
 		}
-		pthread_mutex_lock(&p->round_lock);
-		moved = port_round(p);
+		nap_ns = UV_NAP_MIN_NS;
+		moved = port_round(p, NULL);
 		deadline = p->deadline;
 		io_deadline = uroce_udp_next_deadline(p->io); /* the backend is round_lock's */
 		pthread_mutex_unlock(&p->round_lock);
@@ -352,8 +457,11 @@ static void *progress_main(void *arg)
 				sched_yield();
 			continue;
 		}
+		/* Posting and deferring set their flag, then look at `sleeping`; the thread sets
+		 * `sleeping`, then looks at the flags (all sequentially consistent): one of the two
+		 * sees the other, so nothing is left behind a sleep. */
 		atomic_store(&p->sleeping, true);
-		if (!atomic_load(&p->kicked))
+		if (!atomic_load(&p->kicked) && !atomic_load(&p->unwritten) && !atomic_load(&p->posted))
 			sleep_until(p, deadline, now);
 		atomic_store(&p->sleeping, false);
 		now = last_busy = uroce_udp_now();

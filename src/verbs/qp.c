@@ -153,7 +153,11 @@ struct ibv_qp *uv_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_
 	a.send_cq = to_uv_cq(in->send_cq)->eng;
 	a.recv_cq = to_uv_cq(in->recv_cq)->eng;
 	a.srq = in->srq ? ((struct uv_srq *)in->srq)->eng : NULL;
-	a.cap.max_send_wr = in->cap.max_send_wr;
+	a.cap.max_send_wr = in->cap.max_send_wr; /* plus UV_SEND_SLACK, up to the limit */
+	if (a.cap.max_send_wr <= UROCE_MAX_WR)
+		a.cap.max_send_wr = a.cap.max_send_wr > UROCE_MAX_WR - UV_SEND_SLACK
+					    ? UROCE_MAX_WR
+					    : a.cap.max_send_wr + UV_SEND_SLACK;
 	a.cap.max_recv_wr = in->cap.max_recv_wr;
 	a.cap.max_send_sge = in->cap.max_send_sge;
 	a.cap.max_recv_sge = in->cap.max_recv_sge;
@@ -267,6 +271,7 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *in, int mask)
 	a.retry_cnt = in->retry_cnt;
 	a.rnr_retry = in->rnr_retry;
 
+	uv_port_flush(port);
 	pthread_mutex_lock(&port->lock);
 	err = uroce_qp_modify(qp->eng, &a, (unsigned)mask);
 	if (!err)
@@ -332,6 +337,7 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	struct uv_port *port = port_of(ibqp->context);
 	int err;
 
+	uv_port_flush(port);
 	pthread_mutex_lock(&port->lock);
 	err = uroce_qp_destroy(qp->eng);
 	pthread_mutex_unlock(&port->lock);
