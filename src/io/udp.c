@@ -22,6 +22,7 @@
 
 #define NIL UINT32_MAX
 #define BATCH 64                  /* messages per sendmmsg/recvmmsg call */
+#define RX_WANT_MIN 4             /* the fewest entries a recvmmsg call is set up for */
 #define CTL_LEN 192               /* control data of one message: pktinfo, TOS, TTL, drops (<= 112) */
 #define RCVBUF (4 << 20)          /* asked for; the kernel caps it at net.core.rmem_max */
 #define SNDBUF (1 << 20)          /* per send socket; capped at net.core.wmem_max */
@@ -266,6 +267,7 @@ struct udp {
 
 	struct rx_sock *rx;
 	size_t nrx, rx_next;
+	size_t rx_want; /* entries a recvmmsg call is set up for (rx_drain) */
 
 	struct tx_sock *tx;
 	uint32_t tx_max, tx_used, nbuckets;
@@ -1009,7 +1011,11 @@ static size_t rx_drain(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pk
 	size_t budget = 4 * (n - out) + BATCH;
 
 	while (out < n && budget) {
-		size_t want = n - out < BATCH ? n - out : BATCH;
+		/* Each call sets up only about as many entries as the last calls filled: a caller
+		 * that polls an empty socket in a loop would otherwise clear and fill 64 message
+		 * headers per call for nothing (the kernel reads an entry only when it has a
+		 * datagram for it). A full call doubles the next one's size. */
+		size_t want = n - out < u->rx_want ? n - out : u->rx_want;
 		if (want > budget)
 			want = budget;
 		for (size_t j = 0; j < want; j++) {
@@ -1034,6 +1040,8 @@ static size_t rx_drain(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pk
 			continue;
 		if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
 			u->c.recv_errors++;
+		size_t got = r > 0 ? (size_t)r : 0, next = got == want ? 2 * want : 2 * got;
+		u->rx_want = next < RX_WANT_MIN ? RX_WANT_MIN : next > BATCH ? BATCH : next;
 		if (r <= 0)
 			break;
 		u->c.received += (unsigned)r;
@@ -1146,6 +1154,7 @@ static int udp_setup(struct udp *u, const struct uroce_udp_cfg *cfg)
 {
 	int err;
 
+	u->rx_want = BATCH;
 	u->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (u->epfd < 0)
 		return sys_err(errno);
