@@ -781,46 +781,58 @@ static void tx_flush(struct udp *u, int fd, size_t n)
 	}
 }
 
-static int udp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t n)
+/* Sends m parsed packets, one sendmmsg per socket: a socket's packets keep their order, and
+ * equal consecutive ones among them go in one GSO message. The engine's QPs take turns
+ * packet by packet, so two busy QPs (two sockets) interleave in a batch; sent in batch order,
+ * they would cost a system call per packet. Packets of different sockets are different QPs
+ * (the source port is the QP's), between which no order is owed. */
+static void tx_send_grouped(struct udp *u, const struct tx_pkt *t, size_t m)
 {
-	struct udp *u = (struct udp *)io;
-	struct tx_key run_key = {0};
-	struct tx_pkt first = {0}; /* the first packet of the last message */
-	size_t run = 0, nmsg = 0, i;
-	int run_fd = -1;
-	uint64_t id_nonzero = 0;
+	bool taken[BATCH] = {false};
 
-	if (n > INT_MAX)
-		n = INT_MAX;
-	for (i = 0; i < n; i++) {
-		struct tx_pkt t;
-		if (tx_parse(&pkts[i], &t) < 0)
-			break;
-		/* Consecutive packets through one socket go out in one sendmmsg, and equal
-		 * ones among them in one GSO message. */
-		if (run && (run == BATCH || !tx_key_eq(&t.key, &run_key))) {
-			tx_flush(u, run_fd, nmsg);
-			run = nmsg = 0;
-		}
-		if (!run) {
-			run_fd = tx_get(u, &t.key);
-			if (run_fd < 0) {
+	for (size_t j = 0; j < m; j++) {
+		if (taken[j])
+			continue;
+		const struct tx_pkt *first = NULL; /* the first packet of the last message */
+		size_t run = 0, nmsg = 0;
+		int fd = tx_get(u, &t[j].key);
+		for (size_t k = j; k < m; k++) {
+			if (taken[k] || !tx_key_eq(&t[k].key, &t[j].key))
+				continue;
+			taken[k] = true;
+			if (fd < 0) {
 				u->c.send_socket_errors++;
 				continue;
 			}
-			run_key = t.key;
+			if (nmsg && tx_gso_fits(u, nmsg - 1, first, &t[k])) {
+				tx_gso_add(u, nmsg - 1, run, first, &t[k]);
+			} else {
+				tx_fill(u, nmsg++, run, &t[k]);
+				first = &t[k];
+			}
+			run++;
 		}
-		if (nmsg && tx_gso_fits(u, nmsg - 1, &first, &t)) {
-			tx_gso_add(u, nmsg - 1, run, &first, &t);
-		} else {
-			tx_fill(u, nmsg++, run, &t);
-			first = t;
-		}
-		run++;
-		id_nonzero += !t.key.ipv6 && t.id;
+		if (run)
+			tx_flush(u, fd, nmsg);
 	}
-	if (run)
-		tx_flush(u, run_fd, nmsg);
+}
+
+static int udp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t n)
+{
+	struct udp *u = (struct udp *)io;
+	struct tx_pkt t[BATCH];
+	uint64_t id_nonzero = 0;
+	size_t i = 0, m;
+
+	if (n > INT_MAX)
+		n = INT_MAX;
+	/* In chunks of up to BATCH packets, each ending before the first that does not parse. */
+	do {
+		for (m = 0; m < BATCH && i + m < n && tx_parse(&pkts[i + m], &t[m]) == 0; m++)
+			id_nonzero += !t[m].key.ipv6 && t[m].id;
+		tx_send_grouped(u, t, m);
+		i += m;
+	} while (m == BATCH && i < n);
 	/* Told apart from sent only here: the ID is known before sending, the outcome after.
 	 * Counted whether or not the kernel took them, as a hint that the engine's header
 	 * disagrees with the wire. */

@@ -362,9 +362,31 @@ static void test_two_families(void **state)
 	rx_free(&r);
 }
 
-/* 64 packets in one send call, through 4 source ports in runs of 8 (so several sendmmsg
- * calls), come back in order; then 200 more into a larger receive batch. Without GSO, so
- * that each comes back byte for byte (test_gso has the same with GSO). */
+/* r holds the n packets of out[first..first + n) (PSN = index): each exactly once, as built,
+ * and in order among those of one source port. Across ports the order is free: udp_send
+ * groups a batch by socket, one sendmmsg each. */
+static void expect_batch(const struct rxbuf *r, size_t first, size_t n, uint8_t bufs[][1200],
+			 const size_t *lens)
+{
+	bool seen[200] = {false};
+	long last[4] = {-1, -1, -1, -1};
+
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *d = r->pkts[i].data;
+		size_t psn = (size_t)d[37] << 16 | (size_t)d[38] << 8 | d[39];
+		assert_in_range(psn, first, first + n - 1);
+		assert_false(seen[psn]);
+		seen[psn] = true;
+		expect_same(&r->pkts[i], bufs[psn], lens[psn]);
+		size_t k = psn / 8 % 4; /* its port, as test_batch builds them */
+		assert_true((long)psn > last[k]);
+		last[k] = (long)psn;
+	}
+}
+
+/* 64 packets in one send call, through 4 source ports in runs of 8 (one sendmmsg per port),
+ * all come back, in order per port; then 136 more into a larger receive batch. Without GSO,
+ * so that each comes back byte for byte (test_gso has the same with GSO). */
 static void test_batch(void **state)
 {
 	struct uroce_io *a = open_plain(&a4[0]), *b = open_one(&a4[1]);
@@ -383,12 +405,10 @@ static void test_batch(void **state)
 	rx_init(&r, 256, BIG);
 	assert_int_equal(uroce_io_send(a, out, 64), 64);
 	assert_int_equal(recv_until(b, &r, 64), 64);
-	for (size_t i = 0; i < 64; i++)
-		expect_same(&r.pkts[i], bufs[i], lens[i]);
+	expect_batch(&r, 0, 64, bufs, lens);
 	assert_int_equal(uroce_io_send(a, out + 64, 136), 136);
 	assert_int_equal(recv_until(b, &r, 136), 136);
-	for (size_t i = 0; i < 136; i++)
-		expect_same(&r.pkts[i], bufs[64 + i], lens[64 + i]);
+	expect_batch(&r, 64, 136, bufs, lens);
 	assert_int_equal(uroce_udp_counters(a)->sent, 200);
 	assert_int_equal(uroce_udp_counters(a)->send_sockets, 4);
 	assert_int_equal(uroce_udp_counters(b)->delivered, 200);
