@@ -31,8 +31,8 @@
 
 #define UV_RXCAP (UROCE_MAX_DATAGRAM + 64)
 #define UV_SPIN_US_DEFAULT 0
-#define UV_APP_POLLING_NS 10000 /* an application that ran a round this recently polls */
-#define UV_NAP_MIN_NS 5000     /* the progress thread's naps while it does (nap) */
+#define UV_APP_POLLING_NS 5000 /* an application that ran a round this recently polls */
+#define UV_NAP_MIN_NS 2000     /* the progress thread's naps while it does (nap) */
 #define UV_NAP_MAX_NS 1000000
 
 static pthread_mutex_t port_mutex = PTHREAD_MUTEX_INITIALIZER;
