@@ -114,16 +114,22 @@ int uv_port_open(struct uv_device *dev, struct uv_port **out)
 	return err;
 }
 
-static void port_stop(struct uv_port *p)
+/* Writes the progress thread's doorbell: ends its sleep or its nap. */
+static void ring(struct uv_port *p)
 {
 	uint64_t one = 1;
 
+	if (write(p->doorbell, &one, sizeof(one)) < 0) {
+		/* an eventfd write fails only at 2^64 - 1 pending: the thread is awake */
+	}
+}
+
+static void port_stop(struct uv_port *p)
+{
 	if (!p->running)
 		return;
 	atomic_store(&p->stop, true);
-	if (write(p->doorbell, &one, sizeof(one)) < 0) {
-		/* the eventfd cannot be full after one write; the thread also sees stop */
-	}
+	ring(p);
 	pthread_join(p->thread, NULL);
 	atomic_store(&p->running, false);
 }
@@ -224,13 +230,9 @@ void uv_port_deliver(struct uv_port *p)
 /* Wakes the progress thread if it sleeps (design.md: a doorbell only then). */
 static void kick(struct uv_port *p)
 {
-	uint64_t one = 1;
-
 	atomic_store(&p->kicked, true);
-	if (atomic_load(&p->sleeping) && p->doorbell >= 0 &&
-	    write(p->doorbell, &one, sizeof(one)) < 0) {
-		/* an eventfd write fails only at 2^64 - 1 pending: the thread is awake */
-	}
+	if (atomic_load(&p->sleeping) && p->doorbell >= 0)
+		ring(p);
 }
 
 void uv_port_unlock_kick(struct uv_port *p)
@@ -267,10 +269,9 @@ static void send_all(struct uv_port *p, struct uroce_io_pkt *pkts, size_t n)
  * application's reply is not kept waiting behind the ACKs written with it. */
 static size_t write_and_send(struct uv_port *p, uint64_t now)
 {
-	struct uroce_txbatch tx = {.pkts = p->bufs->tx, .max = UV_BATCH};
+	struct uroce_txbatch tx = {.pkts = p->bufs->tx, .max = UV_SEND_SLACK};
 
 	pthread_mutex_lock(&p->lock);
-	tx.max = UV_SEND_SLACK;
 	uroce_dev_write_requests(p->eng, &tx, now);
 	tx.max = UV_BATCH;
 	uroce_dev_write(p->eng, &tx, now);
@@ -280,6 +281,16 @@ static size_t write_and_send(struct uv_port *p, uint64_t now)
 	if (tx.n)
 		send_all(p, p->bufs->tx, tx.n);
 	return tx.n;
+}
+
+/* Sends what was posted, or left unwritten by a poller's round, since the last time
+ * (round_lock held); returns the number of packets sent. */
+static size_t send_pending(struct uv_port *p)
+{
+	if (!(atomic_exchange_explicit(&p->posted, false, memory_order_acquire) |
+	      atomic_exchange_explicit(&p->unwritten, false, memory_order_acquire)))
+		return 0;
+	return write_and_send(p, uroce_udp_now());
 }
 
 /* One round, round_lock held: send what was posted (or left unwritten) since the last
@@ -301,14 +312,10 @@ static size_t port_round(struct uv_port *p, struct uv_cq *poller)
 {
 	struct uv_bufs *b = p->bufs;
 	struct uroce_txbatch tx = {.pkts = b->tx, .max = UV_BATCH};
-	uint64_t now = uroce_udp_now();
-	size_t moved = 0;
+	size_t moved = send_pending(p);
+	uint64_t now;
 	bool defer;
 	int i, n;
-
-	if (atomic_exchange_explicit(&p->posted, false, memory_order_acquire) |
-	    atomic_exchange_explicit(&p->unwritten, false, memory_order_acquire))
-		moved += write_and_send(p, now);
 
 	for (i = 0; i < UV_BATCH; i++) {
 		b->rx[i].data = b->rxbuf[i];
@@ -343,9 +350,7 @@ void uv_port_flush(struct uv_port *p)
 	if (!atomic_load_explicit(&p->running, memory_order_acquire))
 		return;
 	pthread_mutex_lock(&p->round_lock);
-	if (atomic_exchange_explicit(&p->unwritten, false, memory_order_acquire) |
-	    atomic_exchange_explicit(&p->posted, false, memory_order_acquire))
-		write_and_send(p, uroce_udp_now());
+	send_pending(p);
 	pthread_mutex_unlock(&p->round_lock);
 }
 
@@ -410,11 +415,8 @@ static void nap(struct uv_port *p, uint64_t ns)
 
 void uv_port_end_nap(struct uv_port *p)
 {
-	uint64_t one = 1;
-
-	if (atomic_load(&p->napping) && write(p->doorbell, &one, sizeof(one)) < 0) {
-		/* an eventfd write fails only at 2^64 - 1 pending: the thread is awake */
-	}
+	if (atomic_load(&p->napping))
+		ring(p);
 }
 
 static void *progress_main(void *arg)
