@@ -57,9 +57,9 @@ struct uv_port {
 	pthread_mutex_t round_lock; /* one engine round at a time (progress.c) */
 	pthread_t thread;
 	_Atomic bool running;
-	int epfd, doorbell;   /* the thread sleeps in epoll on the backend's fd and an eventfd */
+	int doorbell;          /* an eventfd: the thread sleeps in ppoll on it and the backend's fd */
 	_Atomic bool stop;
-	_Atomic bool sleeping;  /* the thread is (about to be) in epoll_wait */
+	_Atomic bool sleeping;  /* the thread is (about to be) asleep in sleep_until */
 	_Atomic bool napping;   /* the thread naps while an application polls (progress.c) */
 	_Atomic bool kicked;    /* work was posted since the thread last looked */
 	_Atomic bool posted;    /* work was posted since the last round wrote packets */
