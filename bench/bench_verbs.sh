@@ -7,6 +7,10 @@
 #                 against 4 KiB UDP datagrams, sendmmsg/recvmmsg      goal: >= 0.7 of UDP
 #   latency       ib_send_lat -s 64 (one way: half the round trip, as perftest prints it)
 #                 against a 64 B busy-poll UDP ping-pong's half round trip  goal: <= 1.5x
+#                 and against the same ping-pong with a 20 B datagram before each message
+#                 (pingpong --acked): the ACK that RC adds per direction when each side
+#                 waits for its send completion, as ib_send_lat does; the floor of RC over
+#                 UDP sockets for that test
 #   message rate  ib_write_bw -s 64 (and with -q 2, --post_list 16) against 64 B UDP
 #                 datagrams, sendmmsg/recvmmsg
 #
@@ -94,11 +98,11 @@ best() {
 echo "bench_verbs: $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)," \
 	"UROCE_SPIN_US=${UROCE_SPIN_US:-default}, ${secs} s runs, best of $reps"
 echo "  library: $lib/libibverbs.so.1; $srv_ip (server) and $cli_ip (client)"
-echo "  UDP: udp_baseline bw -l 4096 | pingpong -l 64 -n $lat_iters | bw -l 64"
+echo "  UDP: udp_baseline bw -l 4096 | pingpong -l 64 -n $lat_iters [--acked] | bw -l 64"
 echo "  uroce: ib_write_bw -s 65536 -m 4096 -D $secs | ib_send_lat -s 64 -n $lat_iters |" \
 	"ib_write_bw -s 64 -D $secs [-q 2 | --post_list 16]"
 
-udp_gbps=() udp_ow50=() udp_ow99=() udp_pps=() bw=() lat50=() lat99=() rate=() rate_q2=() rate_pl=()
+udp_gbps=() udp_ow50=() udp_ow99=() udp_ack50=() udp_pps=() bw=() lat50=() lat99=() rate=() rate_q2=() rate_pl=()
 for r in $(seq "$reps"); do
 	echo
 	echo "== run $r of $reps"
@@ -106,6 +110,7 @@ for r in $(seq "$reps"); do
 	run_udp udp_bw.$r bw -l 4096 -s "$secs"
 	perftest write_bw.$r ib_write_bw -s 65536 -m 4096 -D "$secs" --report_gbits
 	run_udp udp_pp.$r pingpong -l 64 -n "$lat_iters"
+	run_udp udp_ack.$r pingpong -l 64 -n "$lat_iters" --acked
 	perftest send_lat.$r ib_send_lat -s 64 -n "$lat_iters"
 	run_udp udp_rate.$r bw -l 64 -s "$secs"
 	perftest rate.$r ib_write_bw -s 64 -D "$secs"
@@ -115,6 +120,7 @@ for r in $(seq "$reps"); do
 	udp_gbps+=("$(udp_field udp_bw.$r gbps)")
 	udp_ow50+=("$(udp_field udp_pp.$r oneway_p50_us)")
 	udp_ow99+=("$(udp_field udp_pp.$r oneway_p99_us)")
+	udp_ack50+=("$(udp_field udp_ack.$r oneway_p50_us)")
 	udp_pps+=("$(udp_field udp_rate.$r pps)")
 	bw+=("$(pt_field write_bw.$r 4)")
 	lat50+=("$(pt_field send_lat.$r 5)")
@@ -125,8 +131,8 @@ for r in $(seq "$reps"); do
 	k=$((r - 1))
 	echo "  bandwidth    UDP 4 KiB ${udp_gbps[k]} Gbit/s;" \
 		"ib_write_bw 64 KiB ${bw[k]} Gbit/s"
-	echo "  latency      UDP one way ${udp_ow50[k]} us median, ${udp_ow99[k]} us p99;" \
-		"ib_send_lat ${lat50[k]} us typical, ${lat99[k]} us p99"
+	echo "  latency      UDP one way ${udp_ow50[k]} us median, ${udp_ow99[k]} us p99," \
+		"with ACKs ${udp_ack50[k]} us; ib_send_lat ${lat50[k]} us typical, ${lat99[k]} us p99"
 	echo "  64 B rate    UDP ${udp_pps[k]} datagrams/s; ib_write_bw ${rate[k]} Mpps," \
 		"-q 2 ${rate_q2[k]}, --post_list 16 ${rate_pl[k]}"
 done
@@ -135,6 +141,7 @@ done
 awk -v bw="$(best max "${bw[@]}")" -v ubw="$(best max "${udp_gbps[@]}")" \
 	-v l50="$(best min "${lat50[@]}")" -v u50="$(best min "${udp_ow50[@]}")" \
 	-v l99="$(best min "${lat99[@]}")" -v u99="$(best min "${udp_ow99[@]}")" \
+	-v ua50="$(best min "${udp_ack50[@]}")" \
 	-v r="$(best max "${rate[@]}")" -v rq="$(best max "${rate_q2[@]}")" \
 	-v rp="$(best max "${rate_pl[@]}")" -v upps="$(best max "${udp_pps[@]}")" '
 function num(x) { return x ~ /^[0-9.]+$/ }
@@ -156,6 +163,7 @@ BEGIN {
 	q = ratio(l50, u50, "x")
 	goal = q == "" ? "<= 1.5x" : (q + 0 <= 1.5 ? "<= 1.5x: met" : "<= 1.5x: not met")
 	row("one-way latency median, us (64 B SEND)", fmt(l50, 2), fmt(u50, 2), q, goal)
+	row("  against UDP with an ACK each way", fmt(l50, 2), fmt(ua50, 2), ratio(l50, ua50, "x"), "")
 	row("one-way latency p99, us", fmt(l99, 2), fmt(u99, 2), ratio(l99, u99, "x"), "")
 	row("message rate, Mpps (64 B WRITE; 64 B)", fmt(r, 3), fmt(upm, 3), ratio(r, upm, ""), "")
 	row("  ib_write_bw -q 2", fmt(rq, 3), "", ratio(rq, upm, ""), "")

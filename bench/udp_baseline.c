@@ -7,10 +7,16 @@
  *       (64) per call, to a receiver thread on --dst that takes them with recvmmsg,
  *       busy-polling (--block: blocking); the receiver reports what arrived: Gbit/s of UDP
  *       payload and datagrams/s. With -l 64 it is the small-message rate.
- *   udp_baseline pingpong [-l BYTES] [-n ITERS]
+ *   udp_baseline pingpong [-l BYTES] [-n ITERS] [--acked]
  *       BYTES (64) bounce between two threads that both busy-poll (recv with MSG_DONTWAIT),
  *       as ib_send_lat's two sides poll their completion queues; reports the round trip's
  *       median and 99th percentile and half of them, the one-way time ib_send_lat prints.
+ *       --acked: each message goes with a 20-byte datagram before it, in one sendmmsg, and
+ *       a side answers once it has both. That is what an RC SEND ping-pong puts on the wire
+ *       when each side waits for the ACK of its last message before it looks at the next
+ *       one, as ib_send_lat does (every send signaled): the ACK of the peer's message and
+ *       the own message per direction. Nothing else of RDMA is done: it is the floor of
+ *       RC over UDP sockets for that test.
  *
  * Common: --src ADDR (127.0.0.1) --dst ADDR (127.0.0.2) --port N (18600). The last line is
  * "result key=value ..." for scripts. */
@@ -41,6 +47,7 @@ struct cfg {
 	unsigned batch;
 	long iters;
 	bool block;     /* bw: the receiver blocks instead of polling */
+	bool acked;     /* pingpong: an ACK-sized datagram goes with each message */
 };
 
 static double now_s(void)
@@ -200,11 +207,44 @@ static int run_bw(const struct cfg *c)
 
 /* ---- pingpong ---- */
 
+#define ACK_LEN 20 /* a RoCEv2 ACK's UDP payload: BTH, AETH, ICRC */
+
 struct pp_srv {
 	const struct cfg *c;
 	int fd;
 	_Atomic bool stop;
 };
+
+/* Sends a message of len bytes, after an ACK-sized datagram when acked. */
+static int pp_send(int fd, uint8_t *msg, size_t len, bool acked)
+{
+	static uint8_t ack[ACK_LEN];
+	struct iovec iov[2] = {{ack, sizeof(ack)}, {msg, len}};
+	struct mmsghdr m[2] = {{.msg_hdr = {.msg_iov = &iov[0], .msg_iovlen = 1}},
+			       {.msg_hdr = {.msg_iov = &iov[1], .msg_iovlen = 1}}};
+
+	if (!acked)
+		return send(fd, msg, len, 0) < 0 ? -1 : 0;
+	return sendmmsg(fd, m, 2, 0) == 2 ? 0 : -1;
+}
+
+/* Busy-polls for one message (and its ACK-sized datagram first when acked) until the
+ * `until` time; returns the message's length, or -1 at the time limit. */
+static ssize_t pp_recv(int fd, uint8_t *buf, size_t cap, bool acked, double until)
+{
+	ssize_t n;
+	bool ack_seen = !acked;
+
+	for (;;) {
+		n = recv(fd, buf, cap, MSG_DONTWAIT);
+		if (n == ACK_LEN && !ack_seen)
+			ack_seen = true;
+		else if (n >= 0 && ack_seen)
+			return n;
+		else if (n < 0 && now_s() > until)
+			return -1;
+	}
+}
 
 static void *pp_server(void *arg)
 {
@@ -212,8 +252,9 @@ static void *pp_server(void *arg)
 	uint8_t buf[MAX_LEN];
 
 	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
-		ssize_t n = recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT);
-		if (n > 0 && send(s->fd, buf, (size_t)n, 0) < 0 && errno != ECONNREFUSED)
+		ssize_t n = pp_recv(s->fd, buf, sizeof(buf), s->c->acked, now_s() + 0.1);
+		if (n > 0 && pp_send(s->fd, buf, (size_t)n, s->c->acked) < 0 &&
+		    errno != ECONNREFUSED)
 			die("send");
 	}
 	return NULL;
@@ -246,11 +287,10 @@ static int run_pingpong(const struct cfg *c)
 		double t0 = now_s(), t;
 		ssize_t n;
 		memcpy(out, &i, sizeof(i) < c->len ? sizeof(i) : c->len);
-		if (send(fd, out, c->len, 0) < 0)
+		if (pp_send(fd, out, c->len, c->acked) < 0)
 			die("send");
 		/* A datagram lost on lo is rare: after a second, count it and go on. */
-		while ((n = recv(fd, in, sizeof(in), MSG_DONTWAIT)) < 0 && now_s() - t0 < 1.0)
-			;
+		n = pp_recv(fd, in, sizeof(in), c->acked, t0 + 1.0);
 		t = now_s();
 		if (n < 0) {
 			lost++;
@@ -271,8 +311,8 @@ static int run_pingpong(const struct cfg *c)
 	/* Nearest rank, as for every percentile in these benchmarks. */
 	double p50 = rtt[((size_t)k + 1) / 2 - 1] * 1e6;
 	double p99 = rtt[((size_t)k * 99 + 99) / 100 - 1] * 1e6;
-	printf("udp pingpong: %zu B, %ld round trips (after %ld warm-up), both sides busy-poll\n",
-	       c->len, k, warmup);
+	printf("udp pingpong: %zu B%s, %ld round trips (after %ld warm-up), both sides busy-poll\n",
+	       c->len, c->acked ? " after a 20 B datagram each way" : "", k, warmup);
 	printf("  round trip median %.2f us, p99 %.2f us, min %.2f us; one way (half) %.2f us, "
 	       "%.2f us; %ld lost\n",
 	       p50, p99, rtt[0] * 1e6, p50 / 2, p99 / 2, lost);
@@ -288,7 +328,7 @@ static int run_pingpong(const struct cfg *c)
 static void usage(FILE *f)
 {
 	fputs("Usage: udp_baseline bw [-l BYTES] [-s SECONDS] [-b BATCH] [--block] [common]\n"
-	      "       udp_baseline pingpong [-l BYTES] [-n ITERS] [common]\n"
+	      "       udp_baseline pingpong [-l BYTES] [-n ITERS] [--acked] [common]\n"
 	      "common: [--src ADDR] [--dst ADDR] [--port N]\n",
 	      f);
 }
@@ -311,6 +351,7 @@ int main(int argc, char **argv)
 		{"batch", required_argument, NULL, 'b'}, {"iters", required_argument, NULL, 'n'},
 		{"src", required_argument, NULL, 'S'},   {"dst", required_argument, NULL, 'D'},
 		{"port", required_argument, NULL, 'p'},  {"block", no_argument, NULL, 'B'},
+		{"acked", no_argument, NULL, 'A'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -325,7 +366,7 @@ int main(int argc, char **argv)
 	}
 	mode = argv[1];
 	optind = 2;
-	while ((o = getopt_long(argc, argv, "l:s:b:n:S:D:p:Bh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "l:s:b:n:S:D:p:BAh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'l': len = atol(optarg); break;
 		case 's': c.seconds = atof(optarg); break;
@@ -335,6 +376,7 @@ int main(int argc, char **argv)
 		case 'D': dst = optarg; break;
 		case 'p': port = atol(optarg); break;
 		case 'B': c.block = true; break;
+		case 'A': c.acked = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -342,7 +384,7 @@ int main(int argc, char **argv)
 	if (len < 0)
 		len = strcmp(mode, "bw") ? 64 : 4096;
 	if (len < 1 || len > MAX_LEN || c.seconds <= 0 || c.batch < 1 || c.batch > MAX_BATCH ||
-	    c.iters < 1 || port < 1 || port > 65534) {
+	    c.iters < 1 || port < 1 || port > 65534 || (c.acked && len == ACK_LEN)) {
 		usage(stderr);
 		return 2;
 	}
