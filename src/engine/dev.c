@@ -275,6 +275,7 @@ size_t uroce_dev_write(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t
 {
 	size_t n0 = tx->n;
 
+	uroce_dev_take_posted(dev);
 	/* Packets are made only when there is room for them, straight into the caller's
 	 * buffers: the engine never queues a packet of its own. Each QP sends one packet per
 	 * turn, responses first: a responder that waits behind its own requests could stall
@@ -298,6 +299,7 @@ size_t uroce_dev_write_requests(struct uroce_dev *dev, struct uroce_txbatch *tx,
 	size_t n0 = tx->n;
 	bool moved = true;
 
+	uroce_dev_take_posted(dev);
 	/* The same turns as uroce_dev_write, requests only: every QP stays scheduled, since
 	 * its responses (or nothing) are left for uroce_dev_write. A turn can take its own QP
 	 * off the schedule (a failed WQE completing moves it to the error state), hence next is

@@ -10,8 +10,11 @@
  * post_recv, poll_cq, modify_qp), and enum values equal their ibv_* counterparts wherever
  * verbs defines one, so that the verbs layer is glue. docs/engine.md describes the model.
  *
- * Not thread-safe by design: one progress thread owns a device and everything in it. Errors
- * are negative UROCE_E* codes (common/error.h). */
+ * Not thread-safe by design: one progress thread owns a device and everything in it, with
+ * two exceptions that let applications hand work over without a lock: posting
+ * (uroce_post_send, uroce_post_recv, uroce_post_srq_recv; the queues are single-producer
+ * single-consumer rings, and the posters of one queue take turns) and polling a CQ
+ * (uroce_cq_poll). Errors are negative UROCE_E* codes (common/error.h). */
 #ifndef UROCE_ENGINE_ENGINE_H
 #define UROCE_ENGINE_ENGINE_H
 
@@ -387,6 +390,10 @@ size_t uroce_dev_write(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t
  * leaves responses for uroce_dev_write. For a caller about to send what an application
  * just posted: its request then goes on the wire before the ACKs written with it. */
 size_t uroce_dev_write_requests(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t now);
+/* Takes in the work posted since the last call: schedules it, or flushes it on a QP in ERR
+ * (in SQE, the send queue). uroce_dev_write and uroce_dev_write_requests call it first, and
+ * destroying a QP does; a caller that only wants flush completions may call it alone. */
+void uroce_dev_take_posted(struct uroce_dev *dev);
 /* Runs every timer due at or before now (retransmission, RNR wait). */
 void uroce_dev_on_timer(struct uroce_dev *dev, uint64_t now);
 /* The earliest timer, or UROCE_NEVER. Cheap to ask again while nothing happened: the answer
@@ -496,14 +503,16 @@ const union uroce_counters *uroce_qp_counters(const struct uroce_qp *qp);
  * UROCE_EINVAL (QP in RESET, INIT or RTR; opcode not valid for the QP type; too many SGEs;
  * inline data too long; an atomic whose SGEs do not hold exactly 8 bytes; a message over
  * 2^31 bytes; UD without an AH of the QP's PD), UROCE_EFULL (the send queue is full). In
- * ERR, and in SQE, the requests complete at once with WR_FLUSH_ERR. With
+ * ERR, and in SQE, the requests complete with WR_FLUSH_ERR when the engine takes them in
+ * (uroce_dev_take_posted). May run on another thread while the engine runs. With
  * UROCE_SEND_INLINE the SGE addresses are host addresses, read during the call. Local
  * errors (a bad L_Key, a range outside its MR) are found when the request starts and
  * reported in its completion, as IBA 10.8 has it. */
 int uroce_post_send(struct uroce_qp *qp, const struct uroce_send_wr *wr,
 		    const struct uroce_send_wr **bad_wr);
 /* Posts receive work requests: UROCE_EINVAL (QP in RESET, or attached to an SRQ; too many
- * SGEs), UROCE_EFULL. In ERR they complete at once with WR_FLUSH_ERR. */
+ * SGEs), UROCE_EFULL. In ERR they complete with WR_FLUSH_ERR when the engine takes them in
+ * (uroce_dev_take_posted). May run on another thread while the engine runs. */
 int uroce_post_recv(struct uroce_qp *qp, const struct uroce_recv_wr *wr,
 		    const struct uroce_recv_wr **bad_wr);
 

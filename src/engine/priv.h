@@ -81,7 +81,10 @@ struct rq {
 	struct uroce_sge *sge;
 	uint32_t size;         /* ring slots: a power of two >= max_wr */
 	uint32_t max_wr, max_sge;
-	uint32_t head, tail;   /* free-running: head - tail WQEs posted */
+	/* Free-running, head - tail WQEs posted. A single-producer single-consumer ring: the
+	 * poster writes a slot, then head; the engine reads a slot after head, then moves tail
+	 * (docs/engine.md "Threads"). */
+	_Atomic uint32_t head, tail;
 };
 
 struct uroce_srq {
@@ -118,9 +121,9 @@ struct sq {
 	struct uroce_sge *sge;
 	uint8_t *inl;
 	uint32_t size;             /* a power of two >= max_send_wr */
-	uint32_t head;             /* next slot to post */
+	_Atomic uint32_t head;     /* next slot to post: written by the poster (as rq) */
 	uint32_t cur;              /* the WQE the requester sends next */
-	uint32_t tail;             /* the oldest WQE not completed */
+	_Atomic uint32_t tail;     /* the oldest WQE not completed: read by the poster */
 };
 
 /* Requester state (IBA 9.7.4 / 9.7.6). All PSNs are 24-bit. */
@@ -181,7 +184,7 @@ struct uroce_qp {
 	struct uroce_cq *scq, *rcq;
 	struct uroce_srq *srq;
 	enum uroce_qp_type type;
-	enum uroce_qp_state state;
+	_Atomic enum uroce_qp_state state; /* read by posters */
 	uint32_t qpn;
 	bool sq_sig_all;
 	struct uroce_qp_cap cap;
@@ -197,6 +200,10 @@ struct uroce_qp {
 	union uroce_counters cnt;
 	struct uroce_qp *sched_next; /* in the device's transmit round robin */
 	bool scheduled;
+	/* On the device's list of QPs with work posted since the engine last looked
+	 * (dev_take_posted): set by the poster that queued it, cleared by the engine. */
+	_Atomic bool post_queued;
+	struct uroce_qp *post_next;
 	void *user;
 };
 
@@ -212,6 +219,9 @@ struct uroce_dev {
 	struct uroce_async_event ev[ASYNC_RING];
 	uint32_t ev_head, ev_count;
 	struct uroce_qp *sched_head, *sched_tail;
+	/* QPs with newly posted work, pushed by posters on any thread (a lock-free stack that
+	 * the engine empties whole: no ABA), linked by post_next. */
+	struct uroce_qp *_Atomic posted;
 	bool port_active;
 	/* The earliest timer, kept between calls that can move one (receiving, writing, firing
 	 * timers, modifying or destroying a QP: they set deadline_stale), so that a caller polling

@@ -431,6 +431,7 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 
 int uroce_qp_destroy(struct uroce_qp *qp)
 {
+	uroce_dev_take_posted(qp->dev); /* off the posted list, which may hold it */
 	qp->dev->deadline_stale = true;
 	sched_del(qp);
 	if (qp->type == UROCE_QPT_GSI)
@@ -463,6 +464,12 @@ static void flush_sq(struct uroce_qp *qp)
 	qp->req.rto_deadline = qp->req.rnr_deadline = UROCE_NEVER;
 }
 
+static void flush_rq(struct uroce_qp *qp)
+{
+	while (rq_count(&qp->rq))
+		flush_recv(qp, qp->rq.wqe[qp->rq.tail++ & (qp->rq.size - 1)].wr_id);
+}
+
 void qp_to_error(struct uroce_qp *qp)
 {
 	struct resp_state *rs = &qp->resp;
@@ -484,8 +491,7 @@ void qp_to_error(struct uroce_qp *qp)
 		dev_event(qp->dev, UROCE_EVENT_QP_LAST_WQE_REACHED, qp);
 		return;
 	}
-	while (rq_count(&qp->rq))
-		flush_recv(qp, qp->rq.wqe[qp->rq.tail++ & (qp->rq.size - 1)].wr_id);
+	flush_rq(qp);
 }
 
 void qp_send_error(struct uroce_qp *qp)
@@ -531,36 +537,40 @@ static int send_wr_ok(const struct uroce_qp *qp, const struct uroce_send_wr *wr,
 	return 0;
 }
 
-static void flush_send_wr(struct uroce_qp *qp, const struct uroce_send_wr *wr)
+/* Tells the engine that the QP has new work (dev_take_posted). */
+static void post_notify(struct uroce_qp *qp)
 {
-	struct uroce_wc wc = {.wr_id = wr->wr_id, .status = UROCE_WC_WR_FLUSH_ERR,
-			      .opcode = wr_info(wr->opcode)->wc, .qp = qp, .qp_num = qp->qpn};
-	cq_push(qp->scq, &wc);
+	struct uroce_dev *dev = qp->dev;
+
+	if (atomic_exchange(&qp->post_queued, true))
+		return; /* on the list already, and the engine reads head after taking it off */
+	qp->post_next = atomic_load(&dev->posted);
+	while (!atomic_compare_exchange_weak(&dev->posted, &qp->post_next, qp))
+		;
 }
 
 int uroce_post_send(struct uroce_qp *qp, const struct uroce_send_wr *wr,
 		    const struct uroce_send_wr **bad_wr)
 {
 	struct sq *sq = &qp->sq;
+	const uint32_t first = atomic_load_explicit(&sq->head, memory_order_relaxed);
+	uint32_t head = first;
 	uint64_t len;
-	int err;
+	int err = 0;
 
 	for (; wr; wr = wr->next) {
 		if (qp->state < UROCE_QPS_RTS)
 			err = UROCE_EINVAL;
-		else if ((err = send_wr_ok(qp, wr, &len)) == 0 && sq->head - sq->tail == qp->cap.max_send_wr)
+		else if ((err = send_wr_ok(qp, wr, &len)) == 0 &&
+			 head - atomic_load_explicit(&sq->tail, memory_order_acquire) ==
+				 qp->cap.max_send_wr)
 			err = UROCE_EFULL;
 		if (err) {
 			*bad_wr = wr;
-			return err;
+			break;
 		}
-		/* IBA 10.3.1: work posted to a QP whose send queue is in error completes at once
-		 * with a flush error. */
-		if (qp->state == UROCE_QPS_ERR || qp->state == UROCE_QPS_SQE) {
-			flush_send_wr(qp, wr);
-			continue;
-		}
-		struct swqe *w = &sq->wqe[sq->head & (sq->size - 1)];
+		/* The one slot no WQE of the engine's uses (head - tail < max_send_wr <= size). */
+		struct swqe *w = sq_at(sq, head);
 		struct uroce_sge *sge = w->wr.sg_list;
 		w->wr = *wr;
 		w->wr.next = NULL;
@@ -586,11 +596,13 @@ int uroce_post_send(struct uroce_qp *qp, const struct uroce_send_wr *wr,
 			w->av = wr->wr.ud.ah->attr;
 			w->wr.wr.ud.ah = NULL;
 		}
-		sq->head++;
-		if (qp->state == UROCE_QPS_RTS)
-			sched_add(qp);
+		atomic_store_explicit(&sq->head, ++head, memory_order_release);
 	}
-	return 0;
+	/* Scheduling, or in ERR and SQE the flush (IBA 10.3.1), is the engine's, when it takes
+	 * the QP off the posted list. */
+	if (head != first)
+		post_notify(qp);
+	return err;
 }
 
 int uroce_post_recv(struct uroce_qp *qp, const struct uroce_recv_wr *wr,
@@ -600,14 +612,48 @@ int uroce_post_recv(struct uroce_qp *qp, const struct uroce_recv_wr *wr,
 		*bad_wr = wr;
 		return UROCE_EINVAL;
 	}
-	if (qp->state != UROCE_QPS_ERR)
-		return rq_post(&qp->rq, wr, bad_wr);
-	for (; wr; wr = wr->next) {
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->rq.max_sge) {
-			*bad_wr = wr;
-			return UROCE_EINVAL;
-		}
-		flush_recv(qp, wr->wr_id);
+	int err = rq_post(&qp->rq, wr, bad_wr);
+	/* In ERR the engine flushes them (IBA 10.3.1). State after head: a move to ERR that
+	 * this call does not see flushes what it posted. */
+	if (qp->state == UROCE_QPS_ERR)
+		post_notify(qp);
+	return err;
+}
+
+/* What was posted since the engine last looked: in RTS a send queue with unsent WQEs joins
+ * the transmit round robin; in ERR both queues are flushed, in SQE the send queue. */
+static void qp_take_posted(struct uroce_qp *qp)
+{
+	switch (qp->state) {
+	case UROCE_QPS_RTS:
+		if (qp->sq.cur != qp->sq.head)
+			sched_add(qp);
+		break;
+	case UROCE_QPS_SQE:
+		flush_sq(qp);
+		break;
+	case UROCE_QPS_ERR:
+		flush_sq(qp);
+		sched_del(qp); /* as qp_to_error: the flush schedules the QP as it completes */
+		if (!qp->srq)
+			flush_rq(qp);
+		break;
+	default: /* SQD resumes at RTS (uroce_qp_modify); before RTS only receives are posted */
+		break;
 	}
-	return 0;
+}
+
+void uroce_dev_take_posted(struct uroce_dev *dev)
+{
+	struct uroce_qp *qp, *next;
+
+	if (!atomic_load_explicit(&dev->posted, memory_order_relaxed))
+		return;
+	qp = atomic_exchange(&dev->posted, NULL);
+
+	for (; qp; qp = next) {
+		next = qp->post_next; /* before the flag: a poster may queue the QP again then */
+		atomic_store(&qp->post_queued, false);
+		qp_take_posted(qp);
+	}
 }

@@ -37,17 +37,19 @@ void rq_fini(struct rq *rq)
 
 int rq_post(struct rq *rq, const struct uroce_recv_wr *wr, const struct uroce_recv_wr **bad_wr)
 {
+	uint32_t head = atomic_load_explicit(&rq->head, memory_order_relaxed);
+
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge ||
 		    (wr->num_sge && !wr->sg_list)) {
 			*bad_wr = wr;
 			return UROCE_EINVAL;
 		}
-		if (rq_count(rq) == rq->max_wr) {
+		if (head - atomic_load_explicit(&rq->tail, memory_order_acquire) == rq->max_wr) {
 			*bad_wr = wr;
 			return UROCE_EFULL;
 		}
-		struct rwqe *w = &rq->wqe[rq->head & (rq->size - 1)];
+		struct rwqe *w = &rq->wqe[head & (rq->size - 1)];
 		w->wr_id = wr->wr_id;
 		w->nsge = (uint32_t)wr->num_sge;
 		w->len = 0;
@@ -55,20 +57,23 @@ int rq_post(struct rq *rq, const struct uroce_recv_wr *wr, const struct uroce_re
 			w->sge[i] = wr->sg_list[i];
 			w->len += wr->sg_list[i].length;
 		}
-		rq->head++;
+		atomic_store_explicit(&rq->head, ++head, memory_order_release);
 	}
 	return 0;
 }
 
 bool rq_take(struct rq *rq, struct rwqe *out)
 {
-	if (!rq_count(rq))
+	uint32_t tail = atomic_load_explicit(&rq->tail, memory_order_relaxed);
+
+	if (atomic_load_explicit(&rq->head, memory_order_acquire) == tail)
 		return false;
-	const struct rwqe *w = &rq->wqe[rq->tail++ & (rq->size - 1)];
+	const struct rwqe *w = &rq->wqe[tail & (rq->size - 1)];
 	out->wr_id = w->wr_id;
 	out->nsge = w->nsge;
 	out->len = w->len;
 	memcpy(out->sge, w->sge, w->nsge * sizeof(*w->sge));
+	atomic_store_explicit(&rq->tail, tail + 1, memory_order_release);
 	return true;
 }
 

@@ -13,7 +13,8 @@
  * max_wr 0 makes a queue that accepts nothing (a send-only QP). */
 int rq_init(struct rq *rq, uint32_t max_wr, uint32_t max_sge);
 void rq_fini(struct rq *rq);
-/* Posts a chain; see uroce_post_recv for the codes. */
+/* Posts a chain; see uroce_post_recv for the codes. The poster's side of the ring: may run
+ * on another thread than the engine, one poster at a time. */
 int rq_post(struct rq *rq, const struct uroce_recv_wr *wr, const struct uroce_recv_wr **bad_wr);
 static inline uint32_t rq_count(const struct rq *rq) { return rq->head - rq->tail; }
 /* Empties the queue without completions. */

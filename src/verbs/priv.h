@@ -123,6 +123,7 @@ struct uv_cq {
 struct uv_srq {
 	struct ibv_srq ibv;
 	struct uroce_srq *eng;
+	pthread_mutex_t post_lock; /* posters take turns; the engine takes no lock (qp.c) */
 };
 
 /* The ibv_qp_ex interface (ibv_wr_*): requests are gathered between wr_start and
@@ -130,6 +131,7 @@ struct uv_srq {
 struct uv_qp {
 	struct ibv_qp_ex ex;      /* begins with the ibv_qp */
 	struct uroce_qp *eng;
+	pthread_mutex_t send_lock, recv_lock; /* posters of a queue take turns (qp.c) */
 	uint32_t max_inline;
 	struct uroce_send_wr *wr; /* the batch being built: cap entries */
 	struct uroce_sge *sge;    /* UROCE_MAX_SGE per entry */
@@ -163,6 +165,10 @@ int uv_port_start(struct uv_port *port);
  * (completion events, asynchronous events) and wakes the progress thread if it sleeps.
  * Releases the lock. */
 void uv_port_unlock_kick(struct uv_port *port);
+/* After the application posted work (without the port lock: the engine's queues are
+ * single-producer single-consumer rings): the next round takes it in, and the progress
+ * thread wakes if it sleeps. */
+void uv_port_posted(struct uv_port *port);
 /* Runs deliveries (notifications, async events) with the port lock held. */
 void uv_port_deliver(struct uv_port *port);
 /* Writes and sends what posts and pollers' rounds left to send (ACKs of the last messages

@@ -232,12 +232,17 @@ static void kick(struct uv_port *p)
 		ring(p);
 }
 
+void uv_port_posted(struct uv_port *p)
+{
+	atomic_store_explicit(&p->posted, true, memory_order_release);
+	kick(p);
+}
+
 void uv_port_unlock_kick(struct uv_port *p)
 {
 	uv_port_deliver(p);
 	pthread_mutex_unlock(&p->lock);
-	atomic_store_explicit(&p->posted, true, memory_order_release);
-	kick(p);
+	uv_port_posted(p);
 }
 
 /* ---- Rounds ---- */

@@ -78,6 +78,7 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *ibpd, struct ibv_srq_init_attr *in
 	srq->ibv.pd = ibpd;
 	pthread_mutex_init(&srq->ibv.mutex, NULL);
 	pthread_cond_init(&srq->ibv.cond, NULL);
+	pthread_mutex_init(&srq->post_lock, NULL);
 	return &srq->ibv;
 }
 
@@ -124,6 +125,7 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 		return uv_errno(err);
 	pthread_mutex_destroy(&ibsrq->mutex);
 	pthread_cond_destroy(&ibsrq->cond);
+	pthread_mutex_destroy(&((struct uv_srq *)ibsrq)->post_lock);
 	free(ibsrq);
 	return 0;
 }
@@ -212,6 +214,8 @@ struct ibv_qp *uv_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_
 	q->qp_type = in->qp_type;
 	pthread_mutex_init(&q->mutex, NULL);
 	pthread_cond_init(&q->cond, NULL);
+	pthread_mutex_init(&qp->send_lock, NULL);
+	pthread_mutex_init(&qp->recv_lock, NULL);
 	return q;
 }
 
@@ -346,6 +350,8 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	uv_qp_ex_free(qp);
 	pthread_mutex_destroy(&ibqp->mutex);
 	pthread_cond_destroy(&ibqp->cond);
+	pthread_mutex_destroy(&qp->send_lock);
+	pthread_mutex_destroy(&qp->recv_lock);
 	free(qp);
 	return 0;
 }
@@ -379,27 +385,30 @@ static void send_wr_to_engine(const struct ibv_send_wr *in, struct uroce_send_wr
 	}
 }
 
+/* Posting takes the queue's own lock, not the port's: the engine's queues are
+ * single-producer single-consumer rings that the engine reads without a lock (engine.h), so
+ * an application posts while the progress thread runs a round, and only posters of the
+ * same queue wait for each other (ibv_post_send(3) may be called from several threads). */
 int uv_send_chain(struct uv_qp *qp, const struct uroce_send_wr *wr)
 {
-	struct uv_port *port = port_of(qp->ex.qp_base.context);
 	const struct uroce_send_wr *bad;
 	int err;
 
-	pthread_mutex_lock(&port->lock);
+	pthread_mutex_lock(&qp->send_lock);
 	err = uroce_post_send(qp->eng, wr, &bad);
-	uv_port_unlock_kick(port);
+	pthread_mutex_unlock(&qp->send_lock);
+	uv_port_posted(port_of(qp->ex.qp_base.context));
 	return uv_errno(err);
 }
 
 int uv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	struct uv_qp *qp = to_uv_qp(ibqp);
-	struct uv_port *port = port_of(ibqp->context);
 	const struct uroce_send_wr *bad;
 	struct uroce_send_wr e;
 	int err = 0;
 
-	pthread_mutex_lock(&port->lock);
+	pthread_mutex_lock(&qp->send_lock);
 	for (; wr; wr = wr->next) {
 		send_wr_to_engine(wr, &e);
 		if (ibqp->qp_type == IBV_QPT_UD) {
@@ -412,18 +421,20 @@ int uv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr
 			break;
 		}
 	}
-	uv_port_unlock_kick(port);
+	pthread_mutex_unlock(&qp->send_lock);
+	uv_port_posted(port_of(ibqp->context));
 	return uv_errno(err);
 }
 
-static int post_recv_chain(struct uv_port *port, struct uroce_qp *qp, struct uroce_srq *srq,
-			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+static int post_recv_chain(struct uv_port *port, pthread_mutex_t *lock, struct uroce_qp *qp,
+			   struct uroce_srq *srq, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad_wr)
 {
 	const struct uroce_recv_wr *bad;
 	struct uroce_recv_wr e;
 	int err = 0;
 
-	pthread_mutex_lock(&port->lock);
+	pthread_mutex_lock(lock);
 	for (; wr; wr = wr->next) {
 		e.wr_id = wr->wr_id;
 		e.next = NULL;
@@ -435,18 +446,24 @@ static int post_recv_chain(struct uv_port *port, struct uroce_qp *qp, struct uro
 			break;
 		}
 	}
-	/* A receive can unblock a responder waiting after an RNR NAK. */
-	uv_port_unlock_kick(port);
+	pthread_mutex_unlock(lock);
+	/* In ERR the next round flushes them. */
+	uv_port_posted(port);
 	return uv_errno(err);
 }
 
 int uv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
-	return post_recv_chain(port_of(ibqp->context), to_uv_qp(ibqp)->eng, NULL, wr, bad_wr);
+	struct uv_qp *qp = to_uv_qp(ibqp);
+
+	return post_recv_chain(port_of(ibqp->context), &qp->recv_lock, qp->eng, NULL, wr,
+			       bad_wr);
 }
 
-int uv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+int uv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
-	return post_recv_chain(port_of(srq->context), NULL, ((struct uv_srq *)srq)->eng, wr,
+	struct uv_srq *srq = (struct uv_srq *)ibsrq;
+
+	return post_recv_chain(port_of(ibsrq->context), &srq->post_lock, NULL, srq->eng, wr,
 			       bad_wr);
 }

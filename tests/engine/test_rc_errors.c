@@ -143,8 +143,9 @@ static void test_IBA9_7_5_2_8_rnr_retry_exhausted(void **state)
 		/* The first send and two resends, each NAKed. */
 		assert_int_equal(h_counter(e.net->node[1].dev, UROCE_CNT_send_rnr_err), 3);
 		assert_int_equal(h_counter(e.net->node[0].dev, UROCE_CNT_retry_rnr_exceeded_err), 1);
-		/* Work posted in ERR completes at once with a flush error. */
+		/* Work posted in ERR completes with a flush error when the engine takes it in. */
 		h_post_send(e.qp[0], UROCE_WR_RDMA_WRITE, 3, &a, 0, 8, h_va(&b, 0), uroce_mr_rkey(b.mr), 0);
+		uroce_dev_take_posted(e.net->node[0].dev);
 		wc = h_poll1(e.net, 0);
 		h_expect_wc(&wc, 3, UROCE_WC_WR_FLUSH_ERR, UROCE_WC_RDMA_WRITE);
 		/* The responder is unharmed. */

@@ -2,14 +2,17 @@
 /* The verbs API of liburoce in one process: queries, misuse and the errors the man pages
  * promise, and real traffic between QPs of the same device over UDP on a loopback address
  * (SEND/RECV, WRITE with immediate, READ, atomics, the ibv_wr_* interface, UD with the
- * 40-byte header area and ibv_create_ah_from_wc, completion channels, flush on error), and
- * the privilege a controlled Q_Key needs. */
+ * 40-byte header area and ibv_create_ah_from_wc, completion channels, flush on error,
+ * posting from several threads at once), and the privilege a controlled Q_Key needs. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdbool.h>
@@ -428,6 +431,128 @@ static void test_rc_traffic(void **state)
 	}
 }
 
+/* Posting from several threads while the progress thread and a poller run: three threads
+ * post SENDs on one QP (they take turns on its send queue), a third posts the receives on the
+ * peer, the main thread polls. Every message arrives once, each sender's in its order, into
+ * the receive buffer it was given; every send completes. */
+#define CP_SENDERS 3
+#define CP_PER_SENDER 3000
+#define CP_SLOTS 64 /* receive buffers, reused in order: RC receive queues complete in order */
+#define CP_BUF_OFF 40960
+
+struct cp {
+	struct ibv_qp *a, *b;
+	_Atomic int outstanding; /* receives posted and not yet checked by the poller */
+	_Atomic bool stop;
+	_Atomic int errors;
+};
+
+struct cp_sender {
+	struct cp *cp;
+	uint64_t id;
+};
+
+static void *cp_send(void *arg)
+{
+	struct cp_sender *s = arg;
+	struct cp *cp = s->cp;
+
+	for (uint64_t i = 0; i < CP_PER_SENDER && !atomic_load(&cp->stop); i++) {
+		uint64_t v = s->id << 32 | i;
+		struct ibv_sge sge = {(uintptr_t)&v, sizeof(v), 0};
+		struct ibv_send_wr wr = {.wr_id = v, .sg_list = &sge, .num_sge = 1,
+					 .opcode = IBV_WR_SEND,
+					 .send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE},
+				   *bad;
+		int err;
+		while ((err = ibv_post_send(cp->a, &wr, &bad)) == ENOMEM && !atomic_load(&cp->stop))
+			sched_yield(); /* the send queue is full until the poller takes completions */
+		if (err && err != ENOMEM)
+			atomic_fetch_add(&cp->errors, 1);
+	}
+	return NULL;
+}
+
+static void *cp_recv(void *arg)
+{
+	struct cp *cp = arg;
+
+	for (uint64_t n = 0; n < CP_SENDERS * CP_PER_SENDER && !atomic_load(&cp->stop); n++) {
+		while (atomic_load(&cp->outstanding) == CP_SLOTS && !atomic_load(&cp->stop))
+			sched_yield();
+		atomic_fetch_add(&cp->outstanding, 1);
+		struct ibv_sge sge = {(uintptr_t)E.buf + CP_BUF_OFF + (n % CP_SLOTS) * 8, 8,
+				      E.mr->lkey};
+		struct ibv_recv_wr wr = {.wr_id = n, .sg_list = &sge, .num_sge = 1}, *bad;
+		if (ibv_post_recv(cp->b, &wr, &bad))
+			atomic_fetch_add(&cp->errors, 1);
+	}
+	return NULL;
+}
+
+static void test_concurrent_posting(void **state)
+{
+	struct cp cp = {.a = make_qp(IBV_QPT_RC, 0), .b = make_qp(IBV_QPT_RC, 0)};
+	struct cp_sender senders[CP_SENDERS];
+	pthread_t th[CP_SENDERS + 1];
+	uint64_t next_recv[CP_SENDERS] = {0}, next_send[CP_SENDERS] = {0}, next_wr = 0;
+	const long total = 2L * CP_SENDERS * CP_PER_SENDER;
+	long done = 0, idle = 0;
+	struct ibv_wc wc[16];
+	int i, k;
+
+	(void)state;
+	assert_non_null(cp.a);
+	assert_non_null(cp.b);
+	connect_rc(cp.a, cp.b->qp_num);
+	connect_rc(cp.b, cp.a->qp_num);
+	assert_int_equal(pthread_create(&th[0], NULL, cp_recv, &cp), 0);
+	for (i = 0; i < CP_SENDERS; i++) {
+		senders[i] = (struct cp_sender){&cp, (uint64_t)i};
+		assert_int_equal(pthread_create(&th[i + 1], NULL, cp_send, &senders[i]), 0);
+	}
+	/* Until everything arrived, or a long run of empty polls: stuck (a count, not a time). */
+	while (done < total && idle < 20000000L) {
+		int n = ibv_poll_cq(E.cq, 16, wc);
+		if (n < 0)
+			break;
+		idle = n ? 0 : idle + 1;
+		for (k = 0; k < n; k++, done++) {
+			if (wc[k].status != IBV_WC_SUCCESS) {
+				atomic_fetch_add(&cp.errors, 1);
+				continue;
+			}
+			uint64_t t = wc[k].wr_id >> 32, i2 = wc[k].wr_id & 0xffffffffu;
+			if (wc[k].opcode == IBV_WC_SEND) {
+				if (t >= CP_SENDERS || i2 != next_send[t]++)
+					atomic_fetch_add(&cp.errors, 1);
+				continue;
+			}
+			/* A receive: completions in the order the WQEs were posted, and its
+			 * buffer holds a sender's next message. */
+			uint64_t v;
+			memcpy(&v, E.buf + CP_BUF_OFF + (wc[k].wr_id % CP_SLOTS) * 8, 8);
+			t = v >> 32;
+			i2 = v & 0xffffffffu;
+			if (wc[k].opcode != IBV_WC_RECV || wc[k].wr_id != next_wr++ ||
+			    wc[k].byte_len != 8 || t >= CP_SENDERS || i2 != next_recv[t]++)
+				atomic_fetch_add(&cp.errors, 1);
+			atomic_fetch_sub(&cp.outstanding, 1);
+		}
+	}
+	atomic_store(&cp.stop, true);
+	for (i = 0; i <= CP_SENDERS; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(atomic_load(&cp.errors), 0);
+	assert_int_equal(done, total);
+	for (i = 0; i < CP_SENDERS; i++) {
+		assert_int_equal(next_send[i], CP_PER_SENDER);
+		assert_int_equal(next_recv[i], CP_PER_SENDER);
+	}
+	assert_int_equal(ibv_destroy_qp(cp.a), 0);
+	assert_int_equal(ibv_destroy_qp(cp.b), 0);
+}
+
 static void test_wr_api(void **state)
 {
 	uint64_t ops = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND;
@@ -618,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_queries),
 		cmocka_unit_test(test_misuse),
 		cmocka_unit_test(test_rc_traffic),
+		cmocka_unit_test(test_concurrent_posting),
 		cmocka_unit_test(test_unread_event_of_destroyed_cq),
 		cmocka_unit_test(test_wr_api),
 		cmocka_unit_test(test_ud),
