@@ -194,7 +194,9 @@ static void qp_reset(struct uroce_qp *qp)
 	struct uroce_sge *wqe_sge = qp->resp.wqe_sge;
 
 	sched_del(qp);
-	qp->sq.head = qp->sq.cur = qp->sq.tail = 0;
+	qp->sq.head = 0;
+	qp->sq.cur = 0;
+	qp->sq.tail = 0;
 	rq_clear(&qp->rq);
 	req_reset(qp, 0);
 	memset(&qp->resp, 0, sizeof(qp->resp));
@@ -624,7 +626,9 @@ int uroce_post_recv(struct uroce_qp *qp, const struct uroce_recv_wr *wr,
  * the transmit round robin; in ERR both queues are flushed, in SQE the send queue. */
 static void qp_take_posted(struct uroce_qp *qp)
 {
-	switch (qp->state) {
+	enum uroce_qp_state state = qp->state;
+
+	switch (state) {
 	case UROCE_QPS_RTS:
 		if (qp->sq.cur != qp->sq.head)
 			sched_add(qp);
