@@ -96,7 +96,7 @@ static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_
 	 * so that routers may change the TTL). */
 	if (pkt->layers & UROCE_L_IPV4 && uroce_ipv4_checksum(pkt->frame + pkt->l3_off, 20))
 		return UROCE_CNT_drop_ip_header;
-	switch (uroce_pkt_icrc_check(pkt, NULL)) {
+	switch (io->flags & UROCE_IO_PKT_ICRC_OK ? UROCE_CRC_OK : uroce_pkt_icrc_check(pkt, NULL)) {
 	case UROCE_CRC_OK:
 		break;
 	case UROCE_CRC_BAD:

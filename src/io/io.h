@@ -26,6 +26,9 @@ static inline bool uroce_io_addr_equal(const struct uroce_io_addr *a,
 /* pkt->flags */
 enum uroce_io_pkt_flag {
 	UROCE_IO_PKT_TRUNC = 1u << 0, /* received: the datagram was longer than cap and was cut */
+	/* received: the backend found the ICRC of these bytes good (the UDP backend does, for
+	 * IPv4, when it recovers the Identification), so the engine need not compute it again */
+	UROCE_IO_PKT_ICRC_OK = 1u << 1,
 };
 
 /* One packet: the bytes of an IP datagram carrying RoCEv2 (IPv4 or IPv6 header, UDP header,

@@ -976,7 +976,11 @@ static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts
 
 	if (!s->ipv6 && u->solve_id && !(p->flags & UROCE_IO_PKT_TRUNC)) {
 		switch (solve_id(p->data, p->len, u->idc, NULL)) {
+		case UROCE_UDP_ID_OK: /* the ICRC matched: solve_id computed it */
+			p->flags |= UROCE_IO_PKT_ICRC_OK;
+			break;
 		case UROCE_UDP_ID_SOLVED:
+			p->flags |= UROCE_IO_PKT_ICRC_OK;
 			u->c.ip_id_solved++;
 			break;
 		case UROCE_UDP_ID_NONE:
@@ -995,6 +999,8 @@ static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts
 			return w;
 		}
 		u->c.impair_corrupted += v.corrupt_bits != 0;
+		if (v.corrupt_bits) /* after the check: the engine must find the damage */
+			p->flags &= ~UROCE_IO_PKT_ICRC_OK;
 		u->c.impair_reordered += v.reordered;
 		u->c.impair_duplicated += v.dup;
 		if (v.delay_ns) {

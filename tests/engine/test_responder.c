@@ -331,6 +331,18 @@ static void test_IBA9_6_header_validation_drops(void **state)
 		assert_int_equal(h_counter(t->dev, cases[i].c), before + 1);
 		assert_int_equal(inj_out(t), 0);
 	}
+	/* A backend that checked the ICRC itself says so (UROCE_IO_PKT_ICRC_OK: the UDP backend's
+	 * ID solver computes it), and the engine does not compute it again: the same damage
+	 * now gets as far as the QP lookup. */
+	uint64_t bad_icrc = h_counter(t->dev, UROCE_CNT_drop_bad_icrc);
+	uint64_t unknown_qp = h_counter(t->dev, UROCE_CNT_drop_unknown_qp);
+	struct inj_hdr vouched = {.opcode = UROCE_OP_RC_SEND_ONLY, .destqp = 0x4321, .psn = 1,
+				  .payload = data, .len = 16};
+	inj_build(t, &vouched);
+	t->pkt[t->len - 6] ^= 0x10;
+	inj_deliver_flags(t, UROCE_IO_PKT_ICRC_OK);
+	assert_int_equal(h_counter(t->dev, UROCE_CNT_drop_bad_icrc), bad_icrc);
+	assert_int_equal(h_counter(t->dev, UROCE_CNT_drop_unknown_qp), unknown_qp + 1);
 	/* A limited-membership default P_Key (0x7FFF) is accepted. */
 	struct inj_hdr lim = {.pkey = 0x7FFF, .ackreq = true};
 	inj_pkt(t, UROCE_OP_RC_SEND_ONLY, 1, NULL, data, 16, &lim);

@@ -165,7 +165,9 @@ static size_t recv_until(struct uroce_io *io, struct rxbuf *r, size_t want)
 static void expect_same(const struct uroce_io_pkt *p, const uint8_t *want, size_t len)
 {
 	assert_int_equal(p->len, len);
-	assert_int_equal(p->flags, 0);
+	/* IPv4: the backend checked the ICRC while it recovered the Identification, and says
+	 * so; IPv6 has no Identification, and the engine checks. */
+	assert_int_equal(p->flags, p->data[0] >> 4 == 4 ? UROCE_IO_PKT_ICRC_OK : 0);
 	assert_memory_equal(p->data, want, len);
 	assert_int_equal(icrc_status(p->data, p->len), UROCE_CRC_OK);
 }
@@ -796,6 +798,7 @@ static void test_ip_id_corrupted_not_accepted(void **state)
 	assert_int_equal(r.pkts[0].len, len);
 	assert_memory_equal(r.pkts[0].data, buf, len);
 	assert_int_equal(icrc_status(r.pkts[0].data, r.pkts[0].len), UROCE_CRC_BAD);
+	assert_int_equal(r.pkts[0].flags, 0); /* not UROCE_IO_PKT_ICRC_OK: the engine checks */
 	assert_int_equal(uroce_udp_counters(b)->ip_id_unsolved, 1);
 	assert_int_equal(uroce_udp_counters(b)->ip_id_solved, 0);
 	close(fd);
@@ -1138,7 +1141,9 @@ static void test_impair_delay_dup_bounded(void **state)
 }
 
 /* corrupt=1: every packet delivered with bits flipped where the ICRC sees them, after the
- * headers were rebuilt (so the ID solver never "repairs" an impairment). */
+ * headers were rebuilt (so the ID solver never "repairs" an impairment), and without
+ * UROCE_IO_PKT_ICRC_OK: the backend checked the ICRC before the damage, the engine must
+ * check again. */
 static void test_impair_corrupt(void **state)
 {
 	struct uroce_impair_cfg im = {.corrupt = 1, .corrupt_bits = 3, .seed = 5};
@@ -1156,6 +1161,7 @@ static void test_impair_corrupt(void **state)
 		assert_int_equal(r.pkts[i].len, lens[i]);
 		assert_memory_equal(r.pkts[i].data, bufs[i], 28); /* headers untouched */
 		assert_false(icrc4_ok(r.pkts[i].data, r.pkts[i].len));
+		assert_int_equal(r.pkts[i].flags, 0);
 	}
 	assert_int_equal(uroce_udp_counters(b)->impair_corrupted, 30);
 	assert_int_equal(uroce_udp_counters(b)->ip_id_solved, 0);
