@@ -341,7 +341,7 @@ ic_pair()
 		ic_check_output "$name" client "$c" "$crc" "$kc"
 	})
 	if [ -n "$problems" ] && [ "${IC_END_RACE:-0}" = 1 ] && ic_end_race "$s" "$src" "$c" "$crc" "$kc" "$ks"; then
-		ic_pass "$name" "$((SECONDS - t0))s; accepted: one side's last SEND was retried after the other had exited"
+		ic_pass "$name" "$((SECONDS - t0))s; accepted: one side's last request was retried after the other had exited"
 		return 0
 	fi
 	if [ -n "$problems" ]; then
@@ -357,22 +357,40 @@ ic_pair()
 	ic_pass "$name" "$((SECONDS - t0))s"
 }
 
-# The pingpong examples end as soon as their own counts are reached. On a lossy link the ACK of
-# one side's last SEND can be lost after the other side has seen everything it waited for and
-# exited: the SEND is retried into the void and ends in "transport retry counter exceeded", as
-# it would on a real NIC. That is the only failure accepted, and only when the other side
-# completed every iteration, which proves all the failing side's SENDs arrived (wr_id 2 is
-# the SEND in ibv_rc_pingpong and ibv_srq_pingpong).
+# The pingpong examples, and perftest's ib_send_lat and ib_write_lat, end as soon as their own
+# counts are reached. On a lossy link the ACK of one side's last SEND (or WRITE) can be lost
+# after the other side has seen everything it waited for and exited: the request is retried
+# into the void and ends in "transport retry counter exceeded", as it would on a real NIC.
+# That is the only failure accepted, and only when the other side completed every iteration,
+# which proves all the failing side's requests arrived, and when the failed request was the
+# failing side's last (wr_id 2 is the SEND in ibv_rc_pingpong and ibv_srq_pingpong; perftest
+# prints its send count, scnt).
 ic_end_race()
 {
 	local s=$1 src=$2 c=$3 crc=$4 kc=$5 ks=$6
 	if [ -z "$(ic_check_output x client "$c" "$crc" "$kc")" ]; then
-		ic_only_retry_exceeded "$s" "$src"
+		ic_only_last_retry_exceeded "$s" "$src" "$ks"
 	elif [ -z "$(ic_check_output x server "$s" "$src" "$ks")" ]; then
-		ic_only_retry_exceeded "$c" "$crc"
+		ic_only_last_retry_exceeded "$c" "$crc" "$kc"
 	else
 		return 1
 	fi
+}
+
+# FILE RC KIND: the program exited with 1 and its only error is the retry counter of its last
+# request.
+ic_only_last_retry_exceeded()
+{
+	case $3 in
+	pingpong:*) ic_only_retry_exceeded "$1" "$2" ;;
+	perftest:*)
+		local re='^ Completion with error at (client|server)$|^ Failed status 12: wr_id [0-9]+ syndrom 0x[0-9a-f]+$|^Test exited with Error$'
+		[ "$2" = 1 ] && grep -Eq "^scnt=${3#perftest:}, ccnt=[0-9]+\$" "$1" &&
+			grep -Eq '^ Failed status 12: ' "$1" &&
+			! ic_error_lines "$1" | grep -qvE "$re"
+		;;
+	*) return 1 ;;
+	esac
 }
 
 ic_only_retry_exceeded()
