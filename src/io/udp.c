@@ -241,6 +241,10 @@ struct tx_sock {
 	bool ipv6;
 	uint16_t sport;
 	uint8_t ip[16];
+	/* The socket's own TOS (traffic class) and TTL (hop limit), set when it opens from its
+	 * first packet, or -1 (the kernel's default): packets that agree go without control
+	 * messages (tx_fill). */
+	int16_t tos, ttl;
 	uint32_t next;     /* hash chain */
 	uint64_t last_use;
 };
@@ -552,8 +556,9 @@ static void tx_unlink(struct udp *u, uint32_t idx)
 	*pp = u->tx[idx].next;
 }
 
-/* The send socket for k (opened and bound on first use), or -1. */
-static int tx_get(struct udp *u, const struct tx_key *k)
+/* The send socket for k (opened and bound on first use, its TOS and TTL those of the packet
+ * it opens for), or NULL. */
+static struct tx_sock *tx_get(struct udp *u, const struct tx_key *k, uint8_t tos, uint8_t ttl)
 {
 	uint32_t *bucket = &u->buckets[tx_hash(k) & (u->nbuckets - 1)];
 	uint32_t idx;
@@ -561,12 +566,18 @@ static int tx_get(struct udp *u, const struct tx_key *k)
 	for (idx = *bucket; idx != NIL; idx = u->tx[idx].next) {
 		if (tx_match(&u->tx[idx], k)) {
 			u->tx[idx].last_use = ++u->tick;
-			return u->tx[idx].fd;
+			return &u->tx[idx];
 		}
 	}
 	int fd = tx_open(k);
 	if (fd < 0)
-		return -1;
+		return NULL;
+	/* Best effort: a refused value leaves the kernel's default, which tx_fill then
+	 * overrides per packet. */
+	int level = k->ipv6 ? IPPROTO_IPV6 : IPPROTO_IP;
+	int16_t own_tos = setopt(fd, level, k->ipv6 ? IPV6_TCLASS : IP_TOS, tos) ? -1 : tos;
+	int16_t own_ttl =
+		!ttl || setopt(fd, level, k->ipv6 ? IPV6_UNICAST_HOPS : IP_TTL, ttl) ? -1 : ttl;
 	if (u->tx_used < u->tx_max) {
 		idx = u->tx_used++;
 	} else {
@@ -586,11 +597,13 @@ static int tx_get(struct udp *u, const struct tx_key *k)
 	s->fd = fd;
 	s->ipv6 = k->ipv6;
 	s->sport = k->sport;
+	s->tos = own_tos;
+	s->ttl = own_ttl;
 	s->last_use = ++u->tick;
 	s->next = *bucket;
 	*bucket = idx;
 	u->c.send_sockets++;
-	return fd;
+	return s;
 }
 
 /* What send() needs from one datagram. */
@@ -655,9 +668,12 @@ static void tx_cmsg(struct msghdr *h, struct cmsghdr *cm, int level, int type, c
 	h->msg_controllen += CMSG_SPACE(len);
 }
 
-/* Message m of the batch: packet k's payload to dst:port with its TOS/traffic class and
- * TTL/hop limit as ancillary data (a TTL of 0 leaves the socket's default). */
-static void tx_fill(struct udp *u, size_t m, size_t k, const struct tx_pkt *t)
+/* Message m of the batch: packet k's payload to dst:port, with its TOS/traffic class and
+ * TTL/hop limit as ancillary data where they differ from the socket's (a TTL of 0 leaves the
+ * socket's). Control messages cost the kernel a parse per datagram, and one QP's packets all
+ * agree with the socket its first packet opened. */
+static void tx_fill(struct udp *u, size_t m, size_t k, const struct tx_pkt *t,
+		    const struct tx_sock *ts)
 {
 	struct msghdr *h = &u->msgs[m].msg_hdr;
 	int level = t->key.ipv6 ? IPPROTO_IPV6 : IPPROTO_IP;
@@ -677,10 +693,13 @@ static void tx_fill(struct udp *u, size_t m, size_t k, const struct tx_pkt *t)
 	h->msg_controllen = sizeof(u->ctl[m].b); /* for CMSG_FIRSTHDR; tx_cmsg counts anew */
 	struct cmsghdr *cm = CMSG_FIRSTHDR(h);
 	h->msg_controllen = 0;
-	tx_cmsg(h, cm, level, t->key.ipv6 ? IPV6_TCLASS : IP_TOS, &tos, sizeof(int));
-	if (ttl)
+	if (t->tos != ts->tos)
+		tx_cmsg(h, cm, level, t->key.ipv6 ? IPV6_TCLASS : IP_TOS, &tos, sizeof(int));
+	if (ttl && t->ttl != ts->ttl)
 		tx_cmsg(h, (struct cmsghdr *)(u->ctl[m].b + h->msg_controllen), level,
 			t->key.ipv6 ? IPV6_HOPLIMIT : IP_TTL, &ttl, sizeof(int));
+	if (!h->msg_controllen)
+		h->msg_control = NULL;
 }
 
 /* Packet k goes out as segment `seg` of GSO message m: its bytes up to the ICRC, then the
@@ -721,6 +740,7 @@ static void tx_gso_add(struct udp *u, size_t m, size_t k, const struct tx_pkt *f
 	if (u->segs[m] == 1) {
 		uint16_t size = (uint16_t)t->plen;
 		tx_segment(u, k - 1, 0, first);
+		h->msg_control = u->ctl[m].b; /* NULL when tx_fill had nothing for it */
 		tx_cmsg(h, (struct cmsghdr *)(u->ctl[m].b + h->msg_controllen), SOL_UDP,
 			UDP_SEGMENT, &size, sizeof(size));
 		h->msg_iovlen = 2;
@@ -795,25 +815,25 @@ static void tx_send_grouped(struct udp *u, const struct tx_pkt *t, size_t m)
 			continue;
 		const struct tx_pkt *first = NULL; /* the first packet of the last message */
 		size_t run = 0, nmsg = 0;
-		int fd = tx_get(u, &t[j].key);
+		struct tx_sock *ts = tx_get(u, &t[j].key, t[j].tos, t[j].ttl);
 		for (size_t k = j; k < m; k++) {
 			if (taken[k] || !tx_key_eq(&t[k].key, &t[j].key))
 				continue;
 			taken[k] = true;
-			if (fd < 0) {
+			if (!ts) {
 				u->c.send_socket_errors++;
 				continue;
 			}
 			if (nmsg && tx_gso_fits(u, nmsg - 1, first, &t[k])) {
 				tx_gso_add(u, nmsg - 1, run, first, &t[k]);
 			} else {
-				tx_fill(u, nmsg++, run, &t[k]);
+				tx_fill(u, nmsg++, run, &t[k], ts);
 				first = &t[k];
 			}
 			run++;
 		}
 		if (run)
-			tx_flush(u, fd, nmsg);
+			tx_flush(u, ts->fd, nmsg);
 	}
 }
 

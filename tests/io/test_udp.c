@@ -237,7 +237,10 @@ static void test_open_errors(void **state)
 	assert_null(uroce_udp_counters(NULL));
 }
 
-/* Packets of several shapes both ways between two handles: byte-identical on arrival. */
+/* Packets of several shapes both ways between two handles: byte-identical on arrival, TOS
+ * and TTL included. First each from its own source port (a send socket each, whose own TOS
+ * and TTL are its packet's), then all from one (the packets after the first differ from the
+ * socket's and carry theirs as control messages). */
 static void test_ipv4_roundtrip(void **state)
 {
 	static const struct {
@@ -262,13 +265,14 @@ static void test_ipv4_roundtrip(void **state)
 	(void)state;
 
 	rx_init(&r, 16, BIG);
+	for (int pass = 0; pass < 2; pass++)
 	for (int from = 0; from < 2; from++) {
 		for (size_t i = 0; i < nshapes; i++) {
 			struct pkt_spec s = {.src = &a4[from], .dst = &a4[!from],
 					     .opcode = shapes[i].opcode, .psn = (uint32_t)i,
 					     .payload_len = shapes[i].payload, .tos = shapes[i].tos,
 					     .ttl = shapes[i].ttl,
-					     .sport = (uint16_t)(sport_base + i)};
+					     .sport = (uint16_t)(sport_base + (pass ? 15 : i))};
 			size_t len = build(buf, sizeof(buf), &s);
 			uint64_t before = uroce_udp_now();
 
@@ -287,10 +291,10 @@ static void test_ipv4_roundtrip(void **state)
 	}
 	for (int k = 0; k < 2; k++) {
 		const union uroce_udp_counters *c = uroce_udp_counters(io[k]);
-		assert_int_equal(c->sent, nshapes);
-		assert_int_equal(c->received, nshapes);
-		assert_int_equal(c->delivered, nshapes);
-		assert_int_equal(c->send_sockets, nshapes);
+		assert_int_equal(c->sent, 2 * nshapes);
+		assert_int_equal(c->received, 2 * nshapes);
+		assert_int_equal(c->delivered, 2 * nshapes);
+		assert_int_equal(c->send_sockets, nshapes + 1);
 		assert_int_equal(c->ip_id_solved + c->ip_id_unsolved + c->truncated + c->runts, 0);
 		assert_int_equal(c->send_full + c->send_errors + c->send_socket_errors, 0);
 		uroce_io_close(io[k]);
@@ -314,11 +318,13 @@ static void test_ipv6_roundtrip(void **state)
 	}
 	assert_int_equal(err, 0);
 	rx_init(&r, 4, BIG);
+	/* Each from its own socket, then all from one (test_ipv4_roundtrip). */
+	for (int pass = 0; pass < 2; pass++)
 	for (size_t i = 0; i < sizeof(tclass); i++) {
 		struct pkt_spec s = {.src = &lo6, .dst = &lo6, .psn = (uint32_t)i,
 				     .payload_len = 100 * i + 7, .tos = tclass[i],
 				     .ttl = (uint8_t)(1 + 60 * i),
-				     .sport = (uint16_t)(sport_base + i)};
+				     .sport = (uint16_t)(sport_base + (pass ? 15 : i))};
 		size_t len = build(buf, sizeof(buf), &s);
 
 		send_ok(io, buf, len);
