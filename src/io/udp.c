@@ -1168,8 +1168,13 @@ static int rx_open(struct udp *u, struct rx_sock *s, const struct uroce_io_addr 
 	 * of what overflowed it anyway. */
 	(void)setopt(fd, SOL_SOCKET, SO_RCVBUF, RCVBUF);
 	(void)setopt(fd, SOL_SOCKET, SO_RXQ_OVFL, 1);
+	/* The destination of what a socket bound to one address receives is that address
+	 * (s->addr, rx_one's default): only a wildcard needs it per datagram, and a control
+	 * message less is less work in every receive. */
+	static const uint8_t any[16];
+	bool wildcard = !memcmp(addr->ip, any, addr->ipv6 ? 16 : 4);
 	int err = addr->ipv6 ? setopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1) ||
-				       setopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1) ||
+				       setopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, wildcard) ||
 				       setopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1) ||
 				       setopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1) ||
 				       /* Linux rxe sends RoCEv2 over IPv6 with UDP checksum 0
@@ -1177,7 +1182,7 @@ static int rx_open(struct udp *u, struct rx_sock *s, const struct uroce_io_addr 
 					* no_check6_tx), which IPv6 UDP sockets drop unless told
 					* otherwise (RFC 6935); the ICRC covers the packet anyway. */
 				       setopt(fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, 1)
-			     : setopt(fd, IPPROTO_IP, IP_PKTINFO, 1) ||
+			     : setopt(fd, IPPROTO_IP, IP_PKTINFO, wildcard) ||
 				       setopt(fd, IPPROTO_IP, IP_RECVTOS, 1) ||
 				       setopt(fd, IPPROTO_IP, IP_RECVTTL, 1);
 	if (err || bind(fd, (struct sockaddr *)&sa, salen) < 0)
