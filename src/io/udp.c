@@ -233,6 +233,7 @@ struct rx_sock {
 	bool ipv6;
 	uint32_t drops;            /* the kernel's drop count last seen (SO_RXQ_OVFL) */
 	struct uroce_io_addr addr; /* bound: the destination when no pktinfo came */
+	size_t want;               /* entries its recvmmsg calls are set up for (rx_drain) */
 };
 
 /* A send socket, bound to (ip, sport). */
@@ -271,7 +272,6 @@ struct udp {
 
 	struct rx_sock *rx;
 	size_t nrx, rx_next;
-	size_t rx_want; /* entries a recvmmsg call is set up for (rx_drain) */
 
 	struct tx_sock *tx;
 	uint32_t tx_max, tx_used, nbuckets;
@@ -1052,8 +1052,9 @@ static size_t rx_drain(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pk
 		/* Each call sets up only about as many entries as the last calls filled: a caller
 		 * that polls an empty socket in a loop would otherwise clear and fill 64 message
 		 * headers per call for nothing (the kernel reads an entry only when it has a
-		 * datagram for it). A full call doubles the next one's size. */
-		size_t want = n - out < u->rx_want ? n - out : u->rx_want;
+		 * datagram for it). A full call doubles the next one's size. Per socket: one
+		 * address's traffic says nothing about another's. */
+		size_t want = n - out < s->want ? n - out : s->want;
 		if (want > budget)
 			want = budget;
 		for (size_t j = 0; j < want; j++) {
@@ -1079,7 +1080,7 @@ static size_t rx_drain(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pk
 		if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
 			u->c.recv_errors++;
 		size_t got = r > 0 ? (size_t)r : 0, next = got == want ? 2 * want : 2 * got;
-		u->rx_want = next < RX_WANT_MIN ? RX_WANT_MIN : next > BATCH ? BATCH : next;
+		s->want = next < RX_WANT_MIN ? RX_WANT_MIN : next > BATCH ? BATCH : next;
 		if (r <= 0)
 			break;
 		u->c.received += (unsigned)r;
@@ -1162,6 +1163,7 @@ static int rx_open(struct udp *u, struct rx_sock *s, const struct uroce_io_addr 
 	s->fd = fd;
 	s->ipv6 = addr->ipv6;
 	s->addr = *addr;
+	s->want = BATCH;
 	if (!addr->ipv6)
 		memset(s->addr.ip + 4, 0, 12);
 	/* A larger buffer absorbs bursts between two recv calls; best effort, as is the count
@@ -1197,7 +1199,6 @@ static int udp_setup(struct udp *u, const struct uroce_udp_cfg *cfg)
 {
 	int err;
 
-	u->rx_want = BATCH;
 	u->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (u->epfd < 0)
 		return sys_err(errno);
