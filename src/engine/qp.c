@@ -653,9 +653,7 @@ void uroce_dev_take_posted(struct uroce_dev *dev)
 
 	if (!atomic_load_explicit(&dev->posted, memory_order_relaxed))
 		return;
-	qp = atomic_exchange(&dev->posted, NULL);
-
-	for (; qp; qp = next) {
+	for (qp = atomic_exchange(&dev->posted, NULL); qp; qp = next) {
 		next = qp->post_next; /* before the flag: a poster may queue the QP again then */
 		atomic_store(&qp->post_queued, false);
 		qp_take_posted(qp);
