@@ -10,6 +10,7 @@ packages=(
 	libpcap-dev                    # uroce-dump: capture files and live capture
 	libisal-dev                    # fast CRC-32 (ICRC)
 	libcmocka-dev                  # unit tests
+	libbpf-dev libxdp-dev          # the AF_XDP backend: its XDP program and AF_XDP sockets
 	libnl-3-dev libnl-route-3-dev  # the host's addresses for the GID table (netlink)
 	libibverbs-dev                 # the verbs header the drop-in library stays ABI-compatible with
 	ibverbs-utils perftest         # unmodified verbs programs the interop tests run over uroce
