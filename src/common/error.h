@@ -17,7 +17,9 @@
 	X(FORMAT, "unknown or unsupported file format")                           \
 	X(BUSY, "the object is still in use")                                     \
 	X(FULL, "the queue is full")                                              \
-	X(NOENT, "no such address or object")
+	X(NOENT, "no such address or object")                                     \
+	X(AGAIN, "not ready yet: try again later")                                \
+	X(PERM, "not permitted: a capability is missing")
 
 enum uroce_errno {
 	UROCE_OK = 0,

@@ -28,6 +28,48 @@ static struct uv_device the_device;
 static int the_device_err;
 static pthread_once_t device_once = PTHREAD_ONCE_INIT;
 
+/* UROCE_XDP=<interface>[:<queue>] (uroce.7): keeps the GIDs on that interface only. */
+static int xdp_choose(struct uv_device *d)
+{
+	const char *spec = getenv("UROCE_XDP");
+	const char *colon;
+	size_t len, kept = 0;
+	char *end;
+
+	if (!spec || !*spec)
+		return 0;
+	colon = strchr(spec, ':');
+	len = colon ? (size_t)(colon - spec) : strlen(spec);
+	if (!len || len >= sizeof(d->xdp_if)) {
+		fprintf(stderr, "uroce: UROCE_XDP=%s: not an interface name\n", spec);
+		return UROCE_EINVAL;
+	}
+	memcpy(d->xdp_if, spec, len);
+	d->xdp_if[len] = 0;
+	if (colon) {
+		errno = 0;
+		unsigned long q = strtoul(colon + 1, &end, 10);
+		if (errno || end == colon + 1 || *end || q >= 1024) {
+			fprintf(stderr, "uroce: UROCE_XDP=%s: the queue is not a number below 1024\n",
+				spec);
+			return UROCE_EINVAL;
+		}
+		d->xdp_queue = (uint32_t)q;
+	}
+	for (size_t i = 0; i < d->ngids; i++)
+		if (!strcmp(d->gid[i].ifname, d->xdp_if))
+			d->gid[kept++] = d->gid[i];
+	d->ngids = kept;
+	if (!kept) {
+		fprintf(stderr, "uroce: UROCE_XDP=%s: no usable address on %s%s\n", spec, d->xdp_if,
+			getenv("UROCE_IP") ? " matches UROCE_IP" : "");
+		return UROCE_ENOENT;
+	}
+	d->xdp_ifindex = d->gid[0].ifindex;
+	d->xdp = true;
+	return 0;
+}
+
 static void device_init(void)
 {
 	struct uv_device *d = &the_device;
@@ -41,6 +83,10 @@ static void device_init(void)
 			fprintf(stderr, "uroce: UROCE_IP=%s: %s\n", only,
 				err == UROCE_EINVAL ? "not an IPv4 or IPv6 address"
 						    : "not an address of this host");
+		return;
+	}
+	if ((err = xdp_choose(d))) {
+		the_device_err = err;
 		return;
 	}
 	/* One port for every address: its MTU must fit the smallest interface among them. */

@@ -11,12 +11,19 @@
 #include <string.h>
 
 #include <linux/if_addr.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <netlink/addr.h>
 #include <netlink/cache.h>
 #include <netlink/errno.h>
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
+#include <netlink/route/neighbour.h>
+#include <netlink/msg.h>
 #include <netlink/socket.h>
 
 #include "common/error.h"
@@ -272,6 +279,136 @@ out:
 		nl_cache_free(addrs);
 	if (links)
 		nl_cache_free(links);
+	nl_socket_free(sk);
+	return err;
+}
+
+/* What the kernel's route to an address says (RTM_GETROUTE, as `ip route get` asks). */
+struct route_answer {
+	bool found;
+	uint32_t oif;
+	bool has_gateway;
+	uint8_t gateway[16];
+};
+
+static int route_parse(struct nl_msg *msg, void *arg)
+{
+	struct route_answer *r = arg;
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	struct nlattr *tb[RTA_MAX + 1];
+	const struct rtmsg *rtm = nlmsg_data(h);
+	size_t alen = rtm->rtm_family == AF_INET ? 4 : 16;
+
+	if (h->nlmsg_type != RTM_NEWROUTE || nlmsg_parse(h, sizeof(*rtm), tb, RTA_MAX, NULL) < 0)
+		return NL_SKIP;
+	if (rtm->rtm_type != RTN_UNICAST || !tb[RTA_OIF])
+		return NL_SKIP; /* unreachable, blackhole, local, ... */
+	r->found = true;
+	r->oif = nla_get_u32(tb[RTA_OIF]);
+	if (tb[RTA_GATEWAY] && (size_t)nla_len(tb[RTA_GATEWAY]) == alen) {
+		r->has_gateway = true;
+		memcpy(r->gateway, nla_data(tb[RTA_GATEWAY]), alen);
+	}
+	return NL_OK;
+}
+
+static int route_get(struct nl_sock *sk, const struct uroce_io_addr *dst, struct route_answer *r)
+{
+	size_t alen = dst->ipv6 ? 16 : 4;
+	struct rtmsg rtm = {.rtm_family = dst->ipv6 ? AF_INET6 : AF_INET,
+			    .rtm_dst_len = (unsigned char)(alen * 8)};
+	struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETROUTE, NLM_F_REQUEST);
+	int err;
+
+	if (!msg)
+		return UROCE_ENOMEM;
+	if (nlmsg_append(msg, &rtm, sizeof(rtm), NLMSG_ALIGNTO) < 0 ||
+	    nla_put(msg, RTA_DST, (int)alen, dst->ip) < 0) {
+		nlmsg_free(msg);
+		return UROCE_ENOMEM;
+	}
+	memset(r, 0, sizeof(*r));
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, route_parse, r);
+	err = nl_send_auto(sk, msg);
+	nlmsg_free(msg);
+	if (err >= 0)
+		err = nl_recvmsgs_default(sk);
+	/* No route at all comes back as an error message (ENETUNREACH): not found. */
+	if (err < 0 && !r->found)
+		return err == -NLE_NOMEM ? UROCE_ENOMEM : UROCE_ENOENT;
+	return r->found ? 0 : UROCE_ENOENT;
+}
+
+/* Makes the kernel resolve the next hop to dst: a datagram sent through the stack needs it. */
+static void neighbour_solicit(const struct uroce_io_addr *dst)
+{
+	struct sockaddr_in6 sa6 = {.sin6_family = AF_INET6, .sin6_port = htons(9)};
+	struct sockaddr_in sa4 = {.sin_family = AF_INET, .sin_port = htons(9)};
+	int s = socket(dst->ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0)
+		return;
+	if (dst->ipv6) {
+		memcpy(&sa6.sin6_addr, dst->ip, 16);
+		(void)sendto(s, "", 0, MSG_DONTWAIT, (struct sockaddr *)&sa6, sizeof(sa6));
+	} else {
+		memcpy(&sa4.sin_addr, dst->ip, 4);
+		(void)sendto(s, "", 0, MSG_DONTWAIT, (struct sockaddr *)&sa4, sizeof(sa4));
+	}
+	close(s);
+}
+
+int uroce_netif_neighbour(uint32_t ifindex, const struct uroce_io_addr *dst, uint8_t mac[6])
+{
+	struct route_answer route;
+	struct nl_sock *sk = nl_socket_alloc();
+	struct nl_cache *neighs = NULL;
+	struct nl_addr *hop = NULL;
+	struct rtnl_neigh *n = NULL;
+	int err;
+
+	if (!sk)
+		return UROCE_ENOMEM;
+	if ((err = nl_connect(sk, NETLINK_ROUTE)) < 0) {
+		err = nl_to_uroce(err);
+		goto out;
+	}
+	/* The neighbour table first: its dump must not follow another request's answer on
+	 * the socket. */
+	if ((err = rtnl_neigh_alloc_cache(sk, &neighs)) < 0) {
+		err = nl_to_uroce(err);
+		goto out;
+	}
+	if ((err = route_get(sk, dst, &route)))
+		goto out;
+	if (route.oif != ifindex) {
+		err = UROCE_ENOENT;
+		goto out;
+	}
+	hop = nl_addr_build(dst->ipv6 ? AF_INET6 : AF_INET,
+			    route.has_gateway ? route.gateway : dst->ip, dst->ipv6 ? 16 : 4);
+	if (!hop) {
+		err = UROCE_ENOMEM;
+		goto out;
+	}
+	n = rtnl_neigh_get(neighs, (int)ifindex, hop);
+	struct nl_addr *ll = n ? rtnl_neigh_get_lladdr(n) : NULL;
+	/* NUD_VALID (include/net/neighbour.h): every state in which the entry's address can
+	 * be used, STALE included (the kernel itself sends to a stale entry while it checks). */
+	int valid = NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE | NUD_PROBE | NUD_STALE | NUD_DELAY;
+	if (n && (rtnl_neigh_get_state(n) & valid) && ll && nl_addr_get_len(ll) == 6) {
+		memcpy(mac, nl_addr_get_binary_addr(ll), 6);
+		err = 0;
+	} else {
+		neighbour_solicit(dst);
+		err = UROCE_EAGAIN;
+	}
+out:
+	if (n)
+		rtnl_neigh_put(n);
+	if (neighs)
+		nl_cache_free(neighs);
+	nl_addr_put(hop);
 	nl_socket_free(sk);
 	return err;
 }

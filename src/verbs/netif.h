@@ -50,6 +50,16 @@ void uroce_netif_addr_to_gid(const struct uroce_io_addr *a, uint8_t gid[16]);
 
 int uroce_netif_scan(const char *only, struct uroce_netif_addr *out, size_t max, size_t *n);
 
+/* The Ethernet address packets to dst go to through interface ifindex (the AF_XDP backend's
+ * resolver, xdp.h): the kernel's route to dst gives the next hop (dst itself, or a gateway),
+ * and its neighbour table that hop's address. Returns 0 with mac filled; UROCE_EAGAIN when
+ * the table has no valid entry for the hop, after asking the kernel to resolve it (an empty
+ * UDP datagram to dst's discard port, 9, which makes the kernel send ARP or neighbour
+ * solicitation); UROCE_ENOENT when the route to dst leaves through another interface or
+ * there is none; UROCE_ENOMEM or UROCE_EIO when netlink fails. Blocks for a netlink round
+ * trip or two: for cache misses only. */
+int uroce_netif_neighbour(uint32_t ifindex, const struct uroce_io_addr *dst, uint8_t mac[6]);
+
 /* The RoCE active MTU for an interface MTU, by Linux rxe's rule: what is left after an 80-byte
  * header allowance, rounded down to an IB MTU and kept within 256..4096. An interface MTU of
  * 1500 gives 1024, 4176 and more give 4096. */

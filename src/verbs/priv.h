@@ -42,6 +42,11 @@ struct uv_device {
 	size_t ngids;
 	enum uroce_mtu active_mtu;
 	uint64_t guid; /* network order, as ibv_get_device_guid returns it */
+	/* UROCE_XDP=<interface>[:<queue>]: packets go through an AF_XDP socket on that
+	 * interface (io/xdp.h) instead of UDP sockets, and the GIDs are its addresses only. */
+	bool xdp;
+	char xdp_if[16];
+	uint32_t xdp_ifindex, xdp_queue;
 };
 
 /* What runs the engine: shared by every context opened on the device in this process, since

@@ -26,6 +26,7 @@
 
 #include "common/error.h"
 #include "io/udp.h"
+#include "io/xdp.h"
 #include "priv.h"
 
 #define UV_RXCAP (UROCE_MAX_DATAGRAM + 64)
@@ -480,10 +481,63 @@ static void *progress_main(void *arg)
 	return NULL;
 }
 
-int uv_port_start(struct uv_port *p)
+static int resolve_neighbour(void *arg, const struct uroce_io_addr *dst, uint8_t mac[6])
+{
+	const struct uv_device *dev = arg;
+
+	return uroce_netif_neighbour(dev->xdp_ifindex, dst, mac);
+}
+
+/* The AF_XDP backend on UROCE_XDP's interface (docs/verbs.md "AF_XDP"). */
+static int open_xdp(struct uv_port *p)
+{
+	struct uv_device *dev = p->dev;
+	struct uroce_xdp_cfg cfg = {
+		.ifname = dev->xdp_if,
+		.queue = dev->xdp_queue,
+		.resolve = resolve_neighbour,
+		.resolve_arg = dev,
+	};
+	int err;
+
+	if (p->impaired) {
+		fprintf(stderr, "uroce: UROCE_IMPAIR applies to the UDP backend only, not UROCE_XDP\n");
+		return ENOTSUP;
+	}
+	if (!(err = uroce_xdp_open(&cfg, &p->io)))
+		return 0;
+	fprintf(stderr, "uroce: UROCE_XDP: cannot use queue %u of %s: %s (%s)%s\n", cfg.queue,
+		cfg.ifname, uroce_strerror(err), strerror(errno),
+		err == UROCE_EPERM ? "; AF_XDP needs CAP_NET_ADMIN and CAP_BPF"
+		: err == UROCE_EBUSY ? "; another XDP program or socket has it"
+		: err == UROCE_EINVAL ? "; it must be Ethernet with an MTU of at most 3826" : "");
+	p->io = NULL;
+	return err == UROCE_EPERM ? EPERM : err == UROCE_EBUSY ? EBUSY : ENODEV;
+}
+
+static int open_udp(struct uv_port *p)
 {
 	struct uroce_io_addr addrs[UV_MAX_GIDS];
 	struct uroce_udp_cfg cfg;
+	int err;
+
+	for (size_t i = 0; i < p->dev->ngids; i++)
+		addrs[i] = p->dev->gid[i].addr;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.addrs = addrs;
+	cfg.naddrs = p->dev->ngids;
+	cfg.impair = p->impaired ? &p->impair : NULL;
+	cfg.no_gso = !env_u32("UROCE_GSO", 1); /* docs/udp.md "GSO" */
+	if ((err = uroce_udp_open(&cfg, &p->io))) {
+		fprintf(stderr, "uroce: cannot open UDP port 4791: %s\n", uroce_strerror(err));
+		p->io = NULL;
+		return EADDRINUSE;
+	}
+	return 0;
+}
+
+int uv_port_start(struct uv_port *p)
+{
 	sigset_t all, old;
 	size_t i;
 	int err;
@@ -497,18 +551,8 @@ int uv_port_start(struct uv_port *p)
 		p->bufs->tx[i].cap = UROCE_MAX_DATAGRAM;
 	}
 	p->deadline = UROCE_NEVER;
-	for (i = 0; i < p->dev->ngids; i++)
-		addrs[i] = p->dev->gid[i].addr;
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.addrs = addrs;
-	cfg.naddrs = p->dev->ngids;
-	cfg.impair = p->impaired ? &p->impair : NULL;
-	cfg.no_gso = !env_u32("UROCE_GSO", 1); /* docs/udp.md "GSO" */
-	if ((err = uroce_udp_open(&cfg, &p->io))) {
-		fprintf(stderr, "uroce: cannot open UDP port 4791: %s\n", uroce_strerror(err));
-		p->io = NULL;
-		return EADDRINUSE;
-	}
+	if ((err = p->dev->xdp ? open_xdp(p) : open_udp(p)))
+		return err;
 	if ((p->doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
 		goto fail;
 
@@ -517,8 +561,10 @@ int uv_port_start(struct uv_port *p)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = pthread_create(&p->thread, NULL, progress_main, p);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
+	if (err) {
+		errno = err;
 		goto fail;
+	}
 	atomic_store_explicit(&p->running, true, memory_order_release);
 	return 0;
 fail:

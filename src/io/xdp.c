@@ -1,0 +1,566 @@
+/* SPDX-License-Identifier: MIT */
+/* The AF_XDP backend (xdp.h, docs/udp.md "AF_XDP"). One UMEM of 4 KiB frames: the first half
+ * lives in the fill and receive rings, the second half on a free stack for sending and comes
+ * back through the completion ring. The rings are libxdp's (xsk.h); the XDP program is
+ * xdp_filter.c's. */
+#include "xdp.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <linux/if_xdp.h>
+#include <linux/sockios.h>
+#include <xdp/xsk.h>
+
+#include "common/error.h"
+#include "wire/bytes.h"
+#include "wire/ip.h"
+#include "xdp_filter.h"
+
+#define ETH_HLEN 14
+#define ETHERTYPE_IPV4 0x0800
+#define ETHERTYPE_IPV6 0x86DD
+#define ROCEV2_PORT 4791
+#define NEIGH_SLOTS 16
+/* An unresolved next hop is looked up again after this long; its packets are dropped until
+ * then (the transport retransmits them). */
+#define NEIGH_RETRY_NS 10000000ull /* 10 ms */
+/* The kernel's generic (copy-mode) transmit takes at most this many frames per system call
+ * (TX_BATCH_SIZE in net/xdp/xsk.c) and says EAGAIN when more wait. */
+#define KERNEL_TX_BATCH 32
+
+struct neigh {
+	struct uroce_io_addr dst;
+	uint8_t mac[6];
+	bool used, known;
+	int err;        /* the last lookup's result */
+	uint64_t until; /* look up again from then on */
+};
+
+struct xdp {
+	struct uroce_io io; /* first: the ops receive &io */
+	union uroce_xdp_counters c;
+	uint8_t mac[6];
+	uint32_t max_frame; /* the longest Ethernet frame (without FCS) the interface takes */
+	uroce_xdp_resolve_fn resolve;
+	void *resolve_arg;
+
+	struct uroce_xdp_filter filter;
+	struct xsk_umem *umem;
+	struct xsk_socket *xsk;
+	int fd;
+	uint8_t *area;
+	size_t area_len;
+	struct xsk_ring_prod fill, tx;
+	struct xsk_ring_cons comp, rx;
+
+	uint64_t *tx_free; /* free send frames (UMEM offsets), a stack */
+	uint32_t ntx_free;
+	uint64_t *refill;  /* received frames the fill ring had no room for yet */
+	uint32_t nrefill;
+	uint32_t unsent;   /* frames on the transmit ring the kernel may not have taken yet */
+
+	struct neigh neigh[NEIGH_SLOTS];
+};
+
+static const struct uroce_io_ops xdp_ops;
+
+static const char *const counter_names[] = {
+#define NAME(name, desc) #name,
+	UROCE_XDP_COUNTERS(NAME)
+#undef NAME
+};
+static const char *const counter_descs[] = {
+#define DESC(name, desc) desc,
+	UROCE_XDP_COUNTERS(DESC)
+#undef DESC
+};
+
+const char *uroce_xdp_counter_name(enum uroce_xdp_counter c)
+{
+	return (unsigned)c < UROCE_XDP_NCOUNTERS ? counter_names[c] : NULL;
+}
+
+const char *uroce_xdp_counter_desc(enum uroce_xdp_counter c)
+{
+	return (unsigned)c < UROCE_XDP_NCOUNTERS ? counter_descs[c] : NULL;
+}
+
+const union uroce_xdp_counters *uroce_xdp_counters(const struct uroce_io *io)
+{
+	return io && io->ops == &xdp_ops ? &((const struct xdp *)(const void *)io)->c : NULL;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* A negative errno (libbpf and libxdp return those) as a UROCE_E* code; errno keeps it. */
+static int sys_err(int neg)
+{
+	errno = -neg;
+	switch (-neg) {
+	case EPERM:
+	case EACCES:
+		return UROCE_EPERM;
+	case EBUSY:
+	case EEXIST:
+		return UROCE_EBUSY;
+	case ENODEV:
+	case ENOENT:
+	case ENXIO:
+		return UROCE_ENOENT;
+	case ENOMEM:
+	case ENOBUFS:
+		return UROCE_ENOMEM;
+	case EINVAL:
+	case EOPNOTSUPP:
+		return UROCE_EINVAL;
+	default:
+		return UROCE_EIO;
+	}
+}
+
+/* ---- neighbours ---- */
+
+/* The next hop's Ethernet address for dst, from the cache or resolve(). */
+static int neigh_mac(struct xdp *x, const struct uroce_io_addr *dst, uint64_t now,
+		     uint8_t mac[6])
+{
+	struct neigh *e = NULL, *victim = &x->neigh[0];
+
+	for (size_t i = 0; i < NEIGH_SLOTS; i++) {
+		struct neigh *n = &x->neigh[i];
+		if (n->used && uroce_io_addr_equal(&n->dst, dst)) {
+			e = n;
+			break;
+		}
+		if (!n->used || (victim->used && n->until < victim->until))
+			victim = n;
+	}
+	if (!e) {
+		e = victim;
+		memset(e, 0, sizeof(*e));
+		e->used = true;
+		e->dst = *dst;
+	}
+	if (now >= e->until) {
+		uint8_t fresh[6];
+		int err = x->resolve(x->resolve_arg, dst, fresh);
+
+		x->c.resolves++;
+		if (!err) {
+			memcpy(e->mac, fresh, 6);
+			e->known = true;
+		} else if (err != UROCE_EAGAIN) {
+			e->known = false; /* no route any more: stop sending */
+		}
+		/* A known address whose kernel entry is being resolved again stays in use. */
+		e->err = err;
+		e->until = now + (err ? NEIGH_RETRY_NS : UROCE_XDP_NEIGH_REFRESH_NS);
+	}
+	if (!e->known)
+		return e->err;
+	memcpy(mac, e->mac, 6);
+	return 0;
+}
+
+/* ---- sending ---- */
+
+/* Takes back the send frames the kernel is done with. */
+static void reclaim(struct xdp *x)
+{
+	uint32_t idx, n = xsk_ring_cons__peek(&x->comp, UINT32_MAX, &idx);
+
+	for (uint32_t i = 0; i < n; i++)
+		x->tx_free[x->ntx_free++] = *xsk_ring_cons__comp_addr(&x->comp, idx + i);
+	xsk_ring_cons__release(&x->comp, n);
+}
+
+/* Tells the kernel to send what waits on the transmit ring. In copy mode each call sends at
+ * most KERNEL_TX_BATCH frames, so a longer run takes several; a call that made no progress
+ * (a full device queue) ends the loop, and the next send or recv tries again. */
+static void kick(struct xdp *x)
+{
+	while (x->unsent) {
+		uint32_t before = *x->tx.consumer;
+
+		if (xsk_ring_prod__needs_wakeup(&x->tx)) {
+			x->c.kicks++;
+			if (sendto(x->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
+			    errno != EBUSY && errno != ENOBUFS && errno != EINTR)
+				x->c.kick_errors++;
+		}
+		uint32_t taken = __atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE) - before;
+		x->unsent -= taken < x->unsent ? taken : x->unsent;
+		if (!taken)
+			break;
+	}
+}
+
+/* The destination of an IP datagram send() takes; UROCE_EINVAL when it is not one. */
+static int datagram_dst(const struct uroce_io_pkt *pkt, struct uroce_io_addr *dst)
+{
+	const uint8_t *p = pkt->data;
+	size_t len = pkt->len, hlen;
+	struct uroce_udp udp;
+
+	if (!p || len < 1)
+		return UROCE_EINVAL;
+	memset(dst, 0, sizeof(*dst));
+	if (p[0] >> 4 == 4) {
+		struct uroce_ipv4 ip;
+		if (uroce_ipv4_decode(&ip, p, len) != UROCE_IPV4_HLEN ||
+		    ip.proto != UROCE_IPPROTO_UDP || ip.total_len != len)
+			return UROCE_EINVAL;
+		memcpy(dst->ip, ip.dst, 4);
+		hlen = UROCE_IPV4_HLEN;
+	} else {
+		struct uroce_ipv6 ip;
+		if (uroce_ipv6_decode(&ip, p, len) != UROCE_IPV6_HLEN ||
+		    ip.nxthdr != UROCE_IPPROTO_UDP || (size_t)ip.payload_len + UROCE_IPV6_HLEN != len)
+			return UROCE_EINVAL;
+		dst->ipv6 = true;
+		memcpy(dst->ip, ip.dst, 16);
+		hlen = UROCE_IPV6_HLEN;
+	}
+	if (uroce_udp_decode(&udp, p + hlen, len - hlen) < 0 || udp.len != len - hlen)
+		return UROCE_EINVAL;
+	return 0;
+}
+
+static int xdp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t n)
+{
+	struct xdp *x = (struct xdp *)io;
+	uint64_t now = now_ns();
+	uint32_t queued = 0;
+	size_t i;
+
+	if (n > INT_MAX)
+		n = INT_MAX;
+	reclaim(x);
+	for (i = 0; i < n; i++) {
+		const struct uroce_io_pkt *p = &pkts[i];
+		struct uroce_io_addr dst;
+		uint8_t mac[6];
+		uint32_t idx;
+		int err;
+
+		if (datagram_dst(p, &dst) < 0)
+			break;
+		if (p->len + ETH_HLEN > x->max_frame) {
+			x->c.send_too_big++;
+			continue;
+		}
+		if ((err = neigh_mac(x, &dst, now, mac))) {
+			if (err == UROCE_EAGAIN)
+				x->c.send_no_neighbour++;
+			else
+				x->c.send_no_route++;
+			continue;
+		}
+		if (!x->ntx_free || xsk_ring_prod__reserve(&x->tx, 1, &idx) != 1) {
+			x->c.send_full++;
+			continue;
+		}
+		uint64_t addr = x->tx_free[--x->ntx_free];
+		uint8_t *f = xsk_umem__get_data(x->area, addr);
+		struct xdp_desc *d = xsk_ring_prod__tx_desc(&x->tx, idx);
+
+		memcpy(f, mac, 6);
+		memcpy(f + 6, x->mac, 6);
+		put_be16(f + 12, dst.ipv6 ? ETHERTYPE_IPV6 : ETHERTYPE_IPV4);
+		memcpy(f + ETH_HLEN, p->data, p->len);
+		d->addr = addr;
+		d->len = p->len + ETH_HLEN;
+		d->options = 0;
+		queued++;
+	}
+	if (queued) {
+		xsk_ring_prod__submit(&x->tx, queued);
+		x->c.sent += queued;
+		x->unsent += queued;
+		kick(x);
+	}
+	if (i < n && i == 0)
+		return UROCE_EINVAL;
+	return (int)i;
+}
+
+/* ---- receiving ---- */
+
+/* Turns a received frame into a packet in p; false when it is not a RoCEv2 datagram the
+ * engine could use (counted bad_frames). The XDP program already looked at the headers, but
+ * the frame came from the network: every length is checked again here. */
+static bool frame_to_pkt(struct xdp *x, const uint8_t *f, uint32_t flen, struct uroce_io_pkt *p)
+{
+	const uint8_t *ip = f + ETH_HLEN;
+	size_t iplen, hlen;
+	struct uroce_udp udp;
+
+	if (flen < ETH_HLEN)
+		return false;
+	memset(&p->src, 0, sizeof(p->src));
+	memset(&p->dst, 0, sizeof(p->dst));
+	switch (get_be16(f + 12)) {
+	case ETHERTYPE_IPV4: {
+		struct uroce_ipv4 h;
+		if (uroce_ipv4_decode(&h, ip, flen - ETH_HLEN) != UROCE_IPV4_HLEN ||
+		    h.proto != UROCE_IPPROTO_UDP || h.flags & 1 || h.frag_off ||
+		    h.total_len > flen - ETH_HLEN || uroce_ipv4_checksum(ip, UROCE_IPV4_HLEN))
+			return false;
+		iplen = h.total_len; /* what follows is Ethernet padding */
+		hlen = UROCE_IPV4_HLEN;
+		p->tos = h.tos;
+		memcpy(p->src.ip, h.src, 4);
+		memcpy(p->dst.ip, h.dst, 4);
+		break;
+	}
+	case ETHERTYPE_IPV6: {
+		struct uroce_ipv6 h;
+		if (uroce_ipv6_decode(&h, ip, flen - ETH_HLEN) != UROCE_IPV6_HLEN ||
+		    h.nxthdr != UROCE_IPPROTO_UDP ||
+		    (size_t)h.payload_len + UROCE_IPV6_HLEN > flen - ETH_HLEN)
+			return false;
+		iplen = (size_t)h.payload_len + UROCE_IPV6_HLEN;
+		hlen = UROCE_IPV6_HLEN;
+		p->tos = h.tclass;
+		p->src.ipv6 = p->dst.ipv6 = true;
+		memcpy(p->src.ip, h.src, 16);
+		memcpy(p->dst.ip, h.dst, 16);
+		break;
+	}
+	default:
+		return false;
+	}
+	if (uroce_udp_decode(&udp, ip + hlen, iplen - hlen) < 0 || udp.len != iplen - hlen ||
+	    udp.dport != ROCEV2_PORT)
+		return false;
+	p->flags = 0;
+	p->len = (uint32_t)iplen;
+	if (iplen > p->cap) {
+		p->len = p->cap;
+		p->flags = UROCE_IO_PKT_TRUNC;
+		x->c.truncated++;
+	}
+	memcpy(p->data, ip, p->len);
+	return true;
+}
+
+/* Gives received frames back to the kernel. The fill ring is as large as the receive half of
+ * the UMEM, but the kernel publishes what it took from it lazily (at its next batch), so its
+ * room can trail the frames just read: the rest wait in refill for a later call. */
+static void refill(struct xdp *x)
+{
+	uint32_t n = xsk_prod_nb_free(&x->fill, x->nrefill), idx;
+
+	if (n > x->nrefill)
+		n = x->nrefill;
+	if (!n || xsk_ring_prod__reserve(&x->fill, n, &idx) != n)
+		return;
+	x->nrefill -= n;
+	for (uint32_t i = 0; i < n; i++)
+		*xsk_ring_prod__fill_addr(&x->fill, idx + i) = x->refill[x->nrefill + i];
+	xsk_ring_prod__submit(&x->fill, n);
+}
+
+static int xdp_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
+{
+	struct xdp *x = (struct xdp *)io;
+	uint32_t idx, got, out = 0;
+	uint64_t now;
+
+	reclaim(x);
+	kick(x); /* frames a full device queue left behind */
+	if (n > INT_MAX)
+		n = INT_MAX;
+	got = xsk_ring_cons__peek(&x->rx, (uint32_t)n, &idx);
+	if (!got) {
+		refill(x);
+		if (xsk_ring_prod__needs_wakeup(&x->fill))
+			recvfrom(x->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+		return 0;
+	}
+	now = now_ns();
+	for (uint32_t i = 0; i < got; i++) {
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&x->rx, idx + i);
+		const uint8_t *f = xsk_umem__get_data(x->area, xsk_umem__add_offset_to_addr(d->addr));
+
+		if (frame_to_pkt(x, f, d->len, &pkts[out])) {
+			pkts[out].ts_ns = now;
+			out++;
+		} else {
+			x->c.bad_frames++;
+		}
+		x->refill[x->nrefill++] = xsk_umem__extract_addr(d->addr);
+	}
+	xsk_ring_cons__release(&x->rx, got);
+	refill(x);
+	x->c.received += got;
+	x->c.delivered += out;
+	return (int)out;
+}
+
+static int xdp_fd(struct uroce_io *io)
+{
+	return ((struct xdp *)io)->fd;
+}
+
+static void xdp_close(struct uroce_io *io)
+{
+	struct xdp *x = (struct xdp *)io;
+
+	uroce_xdp_filter_close(&x->filter); /* first: no more packets for a closing socket */
+	if (x->xsk)
+		xsk_socket__delete(x->xsk);
+	if (x->umem)
+		xsk_umem__delete(x->umem);
+	if (x->area)
+		munmap(x->area, x->area_len);
+	free(x->tx_free);
+	free(x->refill);
+	free(x);
+}
+
+static const struct uroce_io_ops xdp_ops = {
+	.name = "xdp",
+	.send = xdp_send,
+	.recv = xdp_recv,
+	.fd = xdp_fd,
+	.close = xdp_close,
+};
+
+/* ---- opening ---- */
+
+/* The interface's Ethernet address and MTU. */
+static int link_info(const char *ifname, uint8_t mac[6], uint32_t *mtu)
+{
+	struct ifreq r;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (s < 0)
+		return sys_err(-errno);
+	memset(&r, 0, sizeof(r));
+	strncpy(r.ifr_name, ifname, IFNAMSIZ - 1);
+	if (ioctl(s, SIOCGIFHWADDR, &r) < 0) {
+		err = sys_err(-errno);
+	} else if (r.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
+		errno = EINVAL;
+		err = UROCE_EINVAL; /* lo and tunnels: no Ethernet header to write */
+	} else {
+		memcpy(mac, r.ifr_hwaddr.sa_data, 6);
+		if (ioctl(s, SIOCGIFMTU, &r) < 0)
+			err = sys_err(-errno);
+		else
+			*mtu = (uint32_t)r.ifr_mtu;
+	}
+	close(s);
+	return err;
+}
+
+static int xdp_setup(struct xdp *x, const struct uroce_xdp_cfg *cfg, uint32_t frames)
+{
+	uint32_t half = frames / 2, mtu = 0;
+	int ifindex = (int)if_nametoindex(cfg->ifname), err;
+
+	if (!ifindex)
+		return sys_err(-errno);
+	if ((err = link_info(cfg->ifname, x->mac, &mtu)))
+		return err;
+	if (mtu + ETH_HLEN > UROCE_XDP_MAX_FRAME) {
+		errno = EINVAL;
+		return UROCE_EINVAL;
+	}
+	x->max_frame = mtu + ETH_HLEN;
+
+	x->area_len = (size_t)frames * UROCE_XDP_FRAME_SIZE;
+	x->area = mmap(NULL, x->area_len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (x->area == MAP_FAILED) {
+		x->area = NULL;
+		return sys_err(-errno);
+	}
+	x->tx_free = calloc(half, sizeof(*x->tx_free));
+	x->refill = calloc(half, sizeof(*x->refill));
+	if (!x->tx_free || !x->refill)
+		return UROCE_ENOMEM;
+
+	const struct xsk_umem_config ucfg = {
+		.fill_size = half,
+		.comp_size = half,
+		.frame_size = UROCE_XDP_FRAME_SIZE,
+		.frame_headroom = 0,
+	};
+	if ((err = xsk_umem__create(&x->umem, x->area, x->area_len, &x->fill, &x->comp, &ucfg)))
+		return x->umem = NULL, sys_err(err);
+
+	if ((err = uroce_xdp_filter_load(ROCEV2_PORT, cfg->queue + 1, XDP_PASS, &x->filter)))
+		return sys_err(err);
+
+	/* The program is ours (xdp_filter.c): libxdp must not load its own. Zero-copy when
+	 * the driver has it, else copy mode (veth, and generic XDP). */
+	const struct xsk_socket_config scfg = {
+		.rx_size = half,
+		.tx_size = half,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = XDP_USE_NEED_WAKEUP,
+	};
+	if ((err = xsk_socket__create(&x->xsk, cfg->ifname, cfg->queue, x->umem, &x->rx, &x->tx,
+				      &scfg)))
+		return x->xsk = NULL, sys_err(err);
+	x->fd = xsk_socket__fd(x->xsk);
+	if (bpf_map_update_elem(x->filter.map_fd, &cfg->queue, &x->fd, 0))
+		return sys_err(-errno);
+	bool generic;
+	if ((err = uroce_xdp_filter_attach(&x->filter, ifindex, &generic)))
+		return sys_err(err);
+
+	for (uint32_t i = 0; i < half; i++)
+		x->refill[x->nrefill++] = (uint64_t)i * UROCE_XDP_FRAME_SIZE;
+	refill(x);
+	for (uint32_t i = 0; i < half; i++)
+		x->tx_free[x->ntx_free++] = (uint64_t)(half + i) * UROCE_XDP_FRAME_SIZE;
+	return 0;
+}
+
+int uroce_xdp_open(const struct uroce_xdp_cfg *cfg, struct uroce_io **out)
+{
+	uint32_t frames;
+	struct xdp *x;
+	int err;
+
+	if (!cfg || !out || !cfg->ifname || !cfg->resolve)
+		return UROCE_EINVAL;
+	frames = cfg->frames ? cfg->frames : UROCE_XDP_FRAMES;
+	if (frames < 64 || frames > 65536 || (frames & (frames - 1)) || cfg->queue >= 1024)
+		return UROCE_EINVAL;
+	if (!(x = calloc(1, sizeof(*x))))
+		return UROCE_ENOMEM;
+	x->io.ops = &xdp_ops;
+	x->fd = -1;
+	x->filter.prog_fd = x->filter.map_fd = x->filter.link_fd = -1;
+	x->resolve = cfg->resolve;
+	x->resolve_arg = cfg->resolve_arg;
+	if ((err = xdp_setup(x, cfg, frames))) {
+		int saved = errno;
+		xdp_close(&x->io);
+		errno = saved;
+		return err;
+	}
+	*out = &x->io;
+	return 0;
+}

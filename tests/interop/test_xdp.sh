@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The AF_XDP backend (UROCE_XDP, docs/udp.md "AF_XDP") with unmodified programs: two network
+# namespaces, each with a veth u0 into a bridge in a third, IPv4 and IPv6 addresses on them,
+# one process in each namespace with UROCE_XDP=u0. RC, UD and SRQ pingpongs over IPv4 and IPv6,
+# perftest's SEND, WRITE, READ and atomic tests, and the errors a user gets when the interface
+# cannot be used. Traffic is captured on the bridge and must decode in tshark with no
+# malformed packet and every ICRC verifying (icrc_check.py, independent of uroce's CRC code).
+# Needs root (namespaces, XDP); skipped without.
+set -u
+. "$(dirname "$0")/lib.sh"
+ic_need iproute2 ip ss
+ic_need ibverbs-utils ibv_rc_pingpong ibv_ud_pingpong ibv_srq_pingpong ibv_devinfo
+ic_need perftest ib_send_lat ib_write_bw ib_read_lat ib_atomic_bw
+[ "$(id -u)" -eq 0 ] || ic_skip "needs root for network namespaces and XDP"
+a=uroce-xa-$$
+b=uroce-xb-$$
+w=uroce-xw-$$ # the wire between them: a bridge, where the capture listens
+ip netns add "$a" || ic_skip "cannot create a network namespace"
+ip netns add "$b"
+ip netns add "$w"
+caps=()
+cleanup()
+{
+	local ns p
+	for p in "${caps[@]}"; do kill "$p" 2>/dev/null; done
+	for ns in "$a" "$b" "$w"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	ic_cleanup
+}
+trap cleanup EXIT
+ip netns exec "$a" true 2>/dev/null || ic_skip "ip netns exec does not work here"
+# Each endpoint's u0 is a veth whose other end is a port of the bridge in w. A capture cannot
+# listen on u0 itself: an AF_XDP socket sends past the interface's taps, and the XDP program
+# takes what arrives before them.
+ip -n "$w" link add br0 type bridge || ic_skip "cannot create a bridge"
+for end in "$a:pa" "$b:pb"; do
+	ns=${end%:*} port=${end#*:}
+	ip link add u0 netns "$ns" type veth peer name "$port" netns "$w" ||
+		ic_skip "cannot create a veth pair"
+	ip -n "$w" link set "$port" master br0 up
+	ip -n "$ns" link set lo up
+	ip -n "$ns" link set u0 up
+done
+ip -n "$w" link set br0 up
+ip -n "$a" addr add 10.77.0.1/24 dev u0
+ip -n "$b" addr add 10.77.0.2/24 dev u0
+ip -n "$a" addr add fd00:77::1/64 dev u0 nodad
+ip -n "$b" addr add fd00:77::2/64 dev u0 nodad
+
+cap="$IC_TMP/wire.pcap"
+if command -v dumpcap >/dev/null 2>&1; then
+	ip netns exec "$w" dumpcap -q -i br0 -f "udp port 4791" -w "$cap" 2>"$IC_TMP/dumpcap.err" &
+	caps+=($!)
+	for _ in $(seq 100); do
+		grep -qs "Capturing on" "$IC_TMP/dumpcap.err" && break
+		sleep 0.1
+	done
+fi
+
+run() # NS PROGRAM ARGS...: a program in a namespace on uroce's AF_XDP backend
+{
+	local ns=$1
+	shift
+	ic_cmd UROCE_XDP=u0 -- "$@"
+	ip netns exec "$ns" "${IC_CMD[@]}" </dev/null
+}
+
+# Does XDP work here at all? A device that cannot open is a failure, not a skip: the kernel
+# of every supported machine has AF_XDP and veth's native XDP.
+if ! run "$a" ibv_devinfo -v -d uroce0 >"$IC_TMP/devinfo" 2>&1 ||
+	! grep -q "GID\[  1\]:.*fd00:77::1" "$IC_TMP/devinfo"; then
+	ic_fail devinfo "ibv_devinfo failed with UROCE_XDP=u0, or GID 1 is not fd00:77::1"
+	ic_show devinfo "$IC_TMP/devinfo"
+else
+	ic_pass devinfo
+fi
+
+pair() # NAME SERVER-KIND CLIENT-KIND ARGS... -- CLIENT-EXTRA...: server in a, client in b;
+{      # the kinds as ic_check_output takes them
+	local name=$1 ks=$2 kc=$3
+	shift 3
+	local args=() srv rc_s rc_c problems s="$IC_TMP/$name.server" c="$IC_TMP/$name.client"
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	shift
+	run "$a" "${args[@]}" >"$s" 2>&1 &
+	srv=$!
+	for _ in $(seq 100); do
+		ip netns exec "$a" ss -ltn | grep -q ":${args[-1]} " && break
+		sleep 0.1
+	done
+	run "$b" "${args[@]}" "$@" >"$c" 2>&1
+	rc_c=$?
+	[ $rc_c -eq 0 ] || kill "$srv" 2>/dev/null # a server without its client never ends
+	wait "$srv"
+	rc_s=$?
+	problems=$( {
+		ic_check_output "$name" server "$s" "$rc_s" "$ks"
+		ic_check_output "$name" client "$c" "$rc_c" "$kc"
+	})
+	if [ -z "$problems" ]; then
+		ic_pass "$name"
+		return
+	fi
+	ic_fail "$name" "$(tr '\n' ';' <<<"$problems")"
+	ic_show "server output" "$s"
+	ic_show "client output" "$c"
+}
+
+# GID 0 is 10.77.0.x (IPv4 first), GID 1 fd00:77::x. The TCP exchange of connection data goes
+# over the veth too; the port comes last so that pair() can find it.
+pp=pingpong:500 lat=perftest:2000 bw=perftest:2000
+pair rc_pingpong $pp $pp ibv_rc_pingpong -g 0 -n 500 -p 18901 -- 10.77.0.1
+pair rc_pingpong_ipv6 $pp $pp ibv_rc_pingpong -g 1 -n 500 -p 18902 -- 10.77.0.1
+pair ud_pingpong $pp $pp ibv_ud_pingpong -g 0 -n 500 -s 512 -p 18903 -- 10.77.0.1
+pair srq_pingpong $pp $pp ibv_srq_pingpong -g 0 -n 500 -p 18904 -- 10.77.0.1
+pair send_lat $lat $lat ib_send_lat -d uroce0 -x 0 -s 64 -n 2000 -F -p 18905 -- 10.77.0.1
+pair write_bw $bw $bw ib_write_bw -d uroce0 -x 0 -s 65536 -n 2000 -F -p 18906 -- 10.77.0.1
+# The passive side of READ and atomics prints no result row.
+pair read_lat_ipv6 perftest-quiet $lat ib_read_lat -d uroce0 -x 1 -s 64 -n 2000 -F -p 18907 \
+	-- 10.77.0.1
+pair atomic_bw $bw $bw ib_atomic_bw -d uroce0 -x 0 -n 2000 -F -p 18908 -- 10.77.0.1
+
+# Misuse: clear errors, no hang.
+check_error() # NAME EXPECTED-TEXT VAR=VALUE...: ibv_rc_pingpong must fail and say so
+{
+	local name=$1 want=$2 out="$IC_TMP/$1.err" rc
+	shift 2
+	ic_cmd "$@" -- ibv_rc_pingpong -g 0 -n 1 -p 18909
+	ip netns exec "$a" timeout 10 "${IC_CMD[@]}" </dev/null >"$out" 2>&1 &
+	local pid=$!
+	# Server side: the device opens, the QP start fails before or at the TCP exchange.
+	sleep 2
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	rc=$?
+	if grep -q "$want" "$out"; then
+		ic_pass "$name"
+	else
+		ic_fail "$name" "expected '$want' (exit $rc)"
+		ic_show output "$out"
+	fi
+}
+check_error no_such_interface "UROCE_XDP=nosuch0: no usable address on nosuch0" UROCE_XDP=nosuch0
+check_error impair_refused "UROCE_IMPAIR applies to the UDP backend only" UROCE_XDP=u0 \
+	UROCE_IMPAIR=loss=0.01
+
+# The capture: no malformed packet, every ICRC verifies.
+if [ ${#caps[@]} -gt 0 ]; then
+	sleep 1
+	kill -INT "${caps[@]}" 2>/dev/null
+	wait "${caps[@]}" 2>/dev/null
+	caps=()
+	n=$(tshark -r "$cap" -Y infiniband 2>/dev/null | wc -l)
+	bad=$(tshark -r "$cap" -Y "_ws.malformed" 2>/dev/null | wc -l)
+	if [ "$n" -lt 10000 ]; then
+		ic_fail capture "only $n RoCE packets captured"
+		ic_show dumpcap "$IC_TMP/dumpcap.err"
+	elif [ "$bad" -ne 0 ]; then
+		ic_fail capture "$bad malformed packets of $n"
+	elif ! python3 "$IC_HERE/icrc_check.py" "$cap" >"$IC_TMP/icrc" 2>&1; then
+		ic_fail capture "ICRC check failed"
+		ic_show "icrc_check.py" "$IC_TMP/icrc"
+	else
+		ic_pass capture "$(tail -n 1 "$IC_TMP/icrc")"
+	fi
+fi
+ic_finish
