@@ -18,10 +18,14 @@
  *       the own message per direction. Nothing else of RDMA is done: it is the floor of
  *       RC over UDP sockets for that test.
  *
- * Common: --src ADDR (127.0.0.1) --dst ADDR (127.0.0.2) --port N (18600). The last line is
+ * Common: --src ADDR (127.0.0.1) --dst ADDR (127.0.0.2) --port N (18600); --src-netns NAME and
+ * --dst-netns NAME open that side's socket in a named network namespace (ip netns; root), for
+ * the baseline on the veth pair of uroce's AF_XDP figures. The last line is
  * "result key=value ..." for scripts. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -48,6 +52,7 @@ struct cfg {
 	long iters;
 	bool block;     /* bw: the receiver blocks instead of polling */
 	bool acked;     /* pingpong: an ACK-sized datagram goes with each message */
+	const char *src_netns, *dst_netns; /* NULL: the process's own */
 };
 
 static double now_s(void)
@@ -66,6 +71,21 @@ static void die(const char *what)
 
 /* A UDP socket bound to addr, connected to peer when it is not NULL. Large buffers: the
  * root-only FORCE variants pass net.core.rmem_max, as a benchmark host's tuning would. */
+/* Moves the calling thread into network namespace name (NULL: stays); a socket keeps the
+ * namespace it was made in, whichever thread uses it later. */
+static void enter_netns(const char *name)
+{
+	char path[256];
+	int fd;
+
+	if (!name)
+		return;
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || setns(fd, CLONE_NEWNET))
+		die(path);
+	close(fd);
+}
+
 static int udp_socket(const struct sockaddr_in *addr, const struct sockaddr_in *peer)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), v = SOCKBUF, one = 1;
@@ -157,7 +177,9 @@ static int run_bw(const struct cfg *c)
 
 	if (!m || !buf)
 		die("malloc");
+	enter_netns(c->dst_netns);
 	rx.fd = udp_socket(&c->dst, NULL);
+	enter_netns(c->src_netns);
 	fd = udp_socket(&c->src, &c->dst);
 	iov = (struct iovec){buf, c->len};
 	for (unsigned i = 0; i < c->batch; i++) {
@@ -279,7 +301,9 @@ static int run_pingpong(const struct cfg *c)
 
 	if (!rtt || !out)
 		die("malloc");
+	enter_netns(c->dst_netns);
 	srv.fd = udp_socket(&c->dst, &c->src);
+	enter_netns(c->src_netns);
 	fd = udp_socket(&c->src, &c->dst);
 	if (pthread_create(&th, NULL, pp_server, &srv))
 		die("pthread_create");
@@ -329,7 +353,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: udp_baseline bw [-l BYTES] [-s SECONDS] [-b BATCH] [--block] [common]\n"
 	      "       udp_baseline pingpong [-l BYTES] [-n ITERS] [--acked] [common]\n"
-	      "common: [--src ADDR] [--dst ADDR] [--port N]\n",
+	      "common: [--src ADDR] [--dst ADDR] [--port N] [--src-netns NAME] [--dst-netns NAME]\n",
 	      f);
 }
 
@@ -352,6 +376,7 @@ int main(int argc, char **argv)
 		{"src", required_argument, NULL, 'S'},   {"dst", required_argument, NULL, 'D'},
 		{"port", required_argument, NULL, 'p'},  {"block", no_argument, NULL, 'B'},
 		{"acked", no_argument, NULL, 'A'},
+		{"src-netns", required_argument, NULL, 'X'}, {"dst-netns", required_argument, NULL, 'Y'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -377,6 +402,8 @@ int main(int argc, char **argv)
 		case 'p': port = atol(optarg); break;
 		case 'B': c.block = true; break;
 		case 'A': c.acked = true; break;
+		case 'X': c.src_netns = optarg; break;
+		case 'Y': c.dst_netns = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
