@@ -488,7 +488,7 @@ static int resolve_neighbour(void *arg, const struct uroce_io_addr *dst, uint8_t
 	return uroce_netif_neighbour(dev->xdp_ifindex, dst, mac);
 }
 
-/* The AF_XDP backend on UROCE_XDP's interface (docs/verbs.md "AF_XDP"). */
+/* The AF_XDP backend on UROCE_XDP's interface (docs/udp.md "AF_XDP"). */
 static int open_xdp(struct uv_port *p)
 {
 	struct uv_device *dev = p->dev;
