@@ -303,10 +303,7 @@ static int xdp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t
 
 /* ---- receiving ---- */
 
-/* Turns a received frame into a packet in p; false when it is not a RoCEv2 datagram the
- * engine could use (counted bad_frames). The XDP program already looked at the headers, but
- * the frame came from the network: every length is checked again here. */
-static bool frame_to_pkt(struct xdp *x, const uint8_t *f, uint32_t flen, struct uroce_io_pkt *p)
+bool uroce_xdp_frame_decode(const uint8_t *f, size_t flen, struct uroce_io_pkt *p)
 {
 	const uint8_t *ip = f + ETH_HLEN;
 	size_t iplen, hlen;
@@ -347,15 +344,14 @@ static bool frame_to_pkt(struct xdp *x, const uint8_t *f, uint32_t flen, struct 
 	default:
 		return false;
 	}
-	if (uroce_udp_decode(&udp, ip + hlen, iplen - hlen) < 0 || udp.len != iplen - hlen ||
-	    udp.dport != ROCEV2_PORT)
+	if (iplen < hlen || uroce_udp_decode(&udp, ip + hlen, iplen - hlen) < 0 ||
+	    udp.len != iplen - hlen || udp.dport != ROCEV2_PORT)
 		return false;
 	p->flags = 0;
 	p->len = (uint32_t)iplen;
 	if (iplen > p->cap) {
 		p->len = p->cap;
 		p->flags = UROCE_IO_PKT_TRUNC;
-		x->c.truncated++;
 	}
 	memcpy(p->data, ip, p->len);
 	return true;
@@ -400,7 +396,8 @@ static int xdp_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&x->rx, idx + i);
 		const uint8_t *f = xsk_umem__get_data(x->area, xsk_umem__add_offset_to_addr(d->addr));
 
-		if (frame_to_pkt(x, f, d->len, &pkts[out])) {
+		if (uroce_xdp_frame_decode(f, d->len, &pkts[out])) {
+			x->c.truncated += (pkts[out].flags & UROCE_IO_PKT_TRUNC) != 0;
 			pkts[out].ts_ns = now;
 			out++;
 		} else {

@@ -96,6 +96,13 @@ int uroce_xdp_open(const struct uroce_xdp_cfg *cfg, struct uroce_io **out);
 
 #define UROCE_XDP_NEIGH_REFRESH_NS 10000000000ull /* 10 s */
 
+/* Turns a received Ethernet frame f[0..flen) into a packet in p (p->data and p->cap given):
+ * the IP datagram without the Ethernet header and padding, cut at cap (flagged TRUNC), with
+ * src, dst and tos from its header. false when the frame is not Ethernet + IPv4 (20-byte
+ * header, checksum good, not a fragment) or IPv6 (no extension header) + UDP to 4791 with
+ * consistent lengths. The frame came from the network: every length is checked. */
+bool uroce_xdp_frame_decode(const uint8_t *f, size_t flen, struct uroce_io_pkt *p);
+
 /* The handle's counters (live), or NULL when io is not an AF_XDP backend. */
 const union uroce_xdp_counters *uroce_xdp_counters(const struct uroce_io *io);
 
