@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <linux/ethtool.h>
 #include <linux/if_xdp.h>
 #include <linux/sockios.h>
 #include <xdp/xsk.h>
@@ -52,6 +53,7 @@ struct xdp {
 	union uroce_xdp_counters c;
 	uint8_t mac[6];
 	uint32_t max_frame; /* the longest Ethernet frame (without FCS) the interface takes */
+	uint32_t rx_queues; /* the interface's receive queues (ethtool channels), 1 when unknown */
 	uroce_xdp_resolve_fn resolve;
 	void *resolve_arg;
 
@@ -443,8 +445,25 @@ static const struct uroce_io_ops xdp_ops = {
 
 /* ---- opening ---- */
 
-/* The interface's Ethernet address and MTU. */
-static int link_info(const char *ifname, uint8_t mac[6], uint32_t *mtu)
+uint32_t uroce_xdp_rx_queues(const struct uroce_io *io)
+{
+	return io && io->ops == &xdp_ops ? ((const struct xdp *)(const void *)io)->rx_queues : 0;
+}
+
+/* The interface's receive queues, as `ethtool -l` counts them (receive-only and combined
+ * channels); 1 when the driver does not say. */
+static uint32_t rx_queue_count(int s, struct ifreq *r)
+{
+	struct ethtool_channels ch = {.cmd = ETHTOOL_GCHANNELS};
+
+	r->ifr_data = (char *)&ch;
+	if (ioctl(s, SIOCETHTOOL, r) < 0 || ch.rx_count + ch.combined_count == 0)
+		return 1;
+	return ch.rx_count + ch.combined_count;
+}
+
+/* The interface's Ethernet address, MTU and receive queues. */
+static int link_info(const char *ifname, uint8_t mac[6], uint32_t *mtu, uint32_t *queues)
 {
 	struct ifreq r;
 	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
@@ -464,6 +483,7 @@ static int link_info(const char *ifname, uint8_t mac[6], uint32_t *mtu)
 			err = sys_err(-errno);
 		else
 			*mtu = (uint32_t)r.ifr_mtu;
+		*queues = rx_queue_count(s, &r);
 	}
 	close(s);
 	return err;
@@ -476,7 +496,7 @@ static int xdp_setup(struct xdp *x, const struct uroce_xdp_cfg *cfg, uint32_t fr
 
 	if (!ifindex)
 		return sys_err(-errno);
-	if ((err = link_info(cfg->ifname, x->mac, &mtu)))
+	if ((err = link_info(cfg->ifname, x->mac, &mtu, &x->rx_queues)))
 		return err;
 	if (mtu + ETH_HLEN > UROCE_XDP_MAX_FRAME) {
 		errno = EINVAL;

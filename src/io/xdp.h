@@ -103,6 +103,11 @@ int uroce_xdp_open(const struct uroce_xdp_cfg *cfg, struct uroce_io **out);
  * consistent lengths. The frame came from the network: every length is checked. */
 bool uroce_xdp_frame_decode(const uint8_t *f, size_t flen, struct uroce_io_pkt *p);
 
+/* How many receive queues the interface has (1 when its driver does not say), or 0 when io is
+ * not an AF_XDP backend. With more than one, the NIC spreads flows over them and only those
+ * it steers to the bound queue reach the handle. */
+uint32_t uroce_xdp_rx_queues(const struct uroce_io *io);
+
 /* The handle's counters (live), or NULL when io is not an AF_XDP backend. */
 const union uroce_xdp_counters *uroce_xdp_counters(const struct uroce_io *io);
 

@@ -504,8 +504,14 @@ static int open_xdp(struct uv_port *p)
 		fprintf(stderr, "uroce: UROCE_IMPAIR applies to the UDP backend only, not UROCE_XDP\n");
 		return ENOTSUP;
 	}
-	if (!(err = uroce_xdp_open(&cfg, &p->io)))
+	if (!(err = uroce_xdp_open(&cfg, &p->io))) {
+		uint32_t queues = uroce_xdp_rx_queues(p->io);
+		if (queues > 1)
+			fprintf(stderr, "uroce: UROCE_XDP: %s has %u receive queues; only the flows "
+				"it steers to queue %u reach this process\n", cfg.ifname, queues,
+				cfg.queue);
 		return 0;
+	}
 	fprintf(stderr, "uroce: UROCE_XDP: cannot use queue %u of %s: %s (%s)%s\n", cfg.queue,
 		cfg.ifname, uroce_strerror(err), strerror(errno),
 		err == UROCE_EPERM ? "; AF_XDP needs CAP_NET_ADMIN and CAP_BPF"
