@@ -199,7 +199,7 @@ static void reclaim(struct xdp *x)
 static void kick(struct xdp *x)
 {
 	while (x->unsent) {
-		uint32_t before = *x->tx.consumer;
+		uint32_t before = __atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE);
 
 		if (xsk_ring_prod__needs_wakeup(&x->tx)) {
 			x->c.kicks++;

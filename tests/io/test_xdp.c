@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/* The AF_XDP backend on its own, on a veth pair in a network namespace the test makes for
+ * itself (unshare; root): engine-shaped datagrams sent through the handle on one end come out
+ * of the handle on the other byte for byte, over IPv4 and IPv6, with their addresses and TOS;
+ * a batch longer than the kernel's 32 frames per system call arrives whole; a packet longer
+ * than the caller's buffer is cut and flagged; the next hop comes from the resolver, and an
+ * unresolved one drops the packet and is asked again only after the retry time; datagrams the
+ * backend cannot send are refused or counted; misuse gets its error. Skipped (77) without
+ * root or without veth. Waiting is poll() on the handle's fd with a generous timeout. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/sockios.h>
+
+#include "common/error.h"
+#include "io/xdp.h"
+#include "wire/build.h"
+#include "wire/opcode.h"
+
+#define WAIT_MS 10000 /* only reached when something is broken */
+
+static const struct uroce_io_addr v4[2] = {{.ip = {10, 79, 0, 1}}, {.ip = {10, 79, 0, 2}}};
+static const struct uroce_io_addr v6[2] = {
+	{.ipv6 = true, .ip = {0xfd, 0, 0, 0x79, [15] = 1}},
+	{.ipv6 = true, .ip = {0xfd, 0, 0, 0x79, [15] = 2}},
+};
+
+/* What a resolver answers, and how often it was asked. */
+struct resolver {
+	uint8_t mac[6];
+	int answer;
+	unsigned calls;
+};
+
+static int resolve(void *arg, const struct uroce_io_addr *dst, uint8_t mac[6])
+{
+	struct resolver *r = arg;
+
+	(void)dst;
+	r->calls++;
+	if (!r->answer)
+		memcpy(mac, r->mac, 6);
+	return r->answer;
+}
+
+static struct resolver res[2]; /* res[i]: the resolver of the handle on x<i> */
+static struct uroce_io *io[2];
+
+static void link_mac(const char *ifname, uint8_t mac[6])
+{
+	struct ifreq r;
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+
+	assert_true(s >= 0);
+	memset(&r, 0, sizeof(r));
+	snprintf(r.ifr_name, sizeof(r.ifr_name), "%s", ifname);
+	assert_int_equal(ioctl(s, SIOCGIFHWADDR, &r), 0);
+	memcpy(mac, r.ifr_hwaddr.sa_data, 6);
+	close(s);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		struct uroce_xdp_cfg cfg = {.ifname = i ? "x1" : "x0", .resolve = resolve,
+					    .resolve_arg = &res[i]};
+		link_mac(i ? "x0" : "x1", res[i].mac); /* the peer's address */
+		res[i].answer = 0;
+		res[i].calls = 0;
+		if (uroce_xdp_open(&cfg, &io[i]))
+			return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		if (io[i])
+			uroce_io_close(io[i]);
+	io[0] = io[1] = NULL;
+	return 0;
+}
+
+/* A RoCEv2 SEND from a to b, as the engine builds it (IPv4 header checksum included). */
+static size_t build(uint8_t *buf, size_t cap, const struct uroce_io_addr *a,
+		    const struct uroce_io_addr *b, uint32_t psn, size_t len, uint8_t tos)
+{
+	static uint8_t payload[2048];
+	struct uroce_rocev2_net net = {.ipv6 = a->ipv6, .tclass = tos, .hop_limit = 64,
+				       .sport = 0xC123};
+	struct uroce_bth bth = {.opcode = UROCE_OP_RC_SEND_ONLY, .pkey = 0xFFFF, .destqp = 0x11,
+				.psn = psn};
+	struct uroce_ext ext = {.present = uroce_opcode_info(UROCE_OP_RC_SEND_ONLY)->headers};
+
+	for (size_t i = 0; i < len; i++)
+		payload[i] = (uint8_t)(psn * 7 + i);
+	memcpy(net.src, a->ip, 16);
+	memcpy(net.dst, b->ip, 16);
+	ssize_t n = uroce_rocev2_build(buf, cap, NULL, &net, &bth, &ext, payload, len);
+	assert_true(n > 0);
+	return (size_t)n;
+}
+
+/* Receives on h until want packets came (or the wait runs out); returns how many. */
+static size_t recv_all(struct uroce_io *h, struct uroce_io_pkt *pkts, size_t want)
+{
+	size_t got = 0;
+
+	while (got < want) {
+		int n = uroce_io_recv(h, pkts + got, want - got);
+		assert_true(n >= 0);
+		if (n == 0) {
+			struct pollfd pfd = {.fd = uroce_io_fd(h), .events = POLLIN};
+			if (poll(&pfd, 1, WAIT_MS) <= 0)
+				break;
+		}
+		got += (size_t)n;
+	}
+	return got;
+}
+
+#define BATCH 100 /* more than three of the kernel's 32-frame transmit batches */
+
+static void exchange(const struct uroce_io_addr *ends, uint8_t tos)
+{
+	static uint8_t out[BATCH][2048], in[BATCH][2048];
+	struct uroce_io_pkt sent[BATCH], got[BATCH];
+
+	for (int dir = 0; dir < 2; dir++) {
+		for (size_t k = 0; k < BATCH; k++) {
+			/* lengths vary, so that a packet arriving in the wrong place shows */
+			size_t n = build(out[k], sizeof(out[k]), &ends[dir], &ends[!dir],
+					 (uint32_t)k, 64 + 13 * k, tos);
+			sent[k] = (struct uroce_io_pkt){.data = out[k], .len = (uint32_t)n};
+			got[k] = (struct uroce_io_pkt){.data = in[k], .cap = sizeof(in[k])};
+		}
+		assert_int_equal(uroce_io_send(io[dir], sent, BATCH), BATCH);
+		assert_int_equal(recv_all(io[!dir], got, BATCH), BATCH);
+		for (size_t k = 0; k < BATCH; k++) {
+			assert_int_equal(got[k].len, sent[k].len);
+			assert_memory_equal(got[k].data, sent[k].data, sent[k].len);
+			assert_int_equal(got[k].flags, 0);
+			assert_int_equal(got[k].tos, tos);
+			assert_true(uroce_io_addr_equal(&got[k].src, &ends[dir]));
+			assert_true(uroce_io_addr_equal(&got[k].dst, &ends[!dir]));
+		}
+		assert_int_equal(uroce_xdp_counters(io[dir])->sent, BATCH);
+		assert_int_equal(uroce_xdp_counters(io[!dir])->delivered, BATCH);
+	}
+}
+
+static void test_exchange_ipv4(void **state)
+{
+	(void)state;
+	exchange(v4, 0x02); /* ECT(0) */
+}
+
+static void test_exchange_ipv6(void **state)
+{
+	(void)state;
+	exchange(v6, 0x8b); /* a DSCP and CE */
+}
+
+static void test_truncated(void **state)
+{
+	uint8_t out[2048], in[100];
+	struct uroce_io_pkt p = {.data = out}, q = {.data = in, .cap = sizeof(in)};
+	(void)state;
+
+	p.len = (uint32_t)build(out, sizeof(out), &v4[0], &v4[1], 1, 500, 0);
+	assert_int_equal(uroce_io_send(io[0], &p, 1), 1);
+	assert_int_equal(recv_all(io[1], &q, 1), 1);
+	assert_int_equal(q.len, sizeof(in));
+	assert_true(q.flags & UROCE_IO_PKT_TRUNC);
+	assert_memory_equal(in, out, sizeof(in));
+	assert_int_equal(uroce_xdp_counters(io[1])->truncated, 1);
+}
+
+static void test_unresolved_next_hop(void **state)
+{
+	uint8_t out[2048], in[2048];
+	struct uroce_io_pkt p = {.data = out}, q = {.data = in, .cap = sizeof(in)};
+	(void)state;
+
+	p.len = (uint32_t)build(out, sizeof(out), &v4[0], &v4[1], 1, 64, 0);
+	res[0].answer = UROCE_EAGAIN;
+	/* Taken and dropped, as a wire would lose it; asked once, not per packet. */
+	assert_int_equal(uroce_io_send(io[0], &p, 1), 1);
+	assert_int_equal(uroce_io_send(io[0], &p, 1), 1);
+	assert_int_equal(uroce_xdp_counters(io[0])->send_no_neighbour, 2);
+	assert_int_equal(uroce_xdp_counters(io[0])->sent, 0);
+	assert_int_equal(res[0].calls, 1);
+	assert_int_equal(uroce_io_recv(io[1], &q, 1), 0);
+	/* After the retry time the resolver is asked again, and now it knows. */
+	res[0].answer = 0;
+	usleep(20000);
+	assert_int_equal(uroce_io_send(io[0], &p, 1), 1);
+	assert_int_equal(res[0].calls, 2);
+	assert_int_equal(recv_all(io[1], &q, 1), 1);
+	assert_memory_equal(in, out, p.len);
+
+	/* No route: counted apart. */
+	uint8_t out6[2048];
+	struct uroce_io_pkt p6 = {.data = out6};
+	p6.len = (uint32_t)build(out6, sizeof(out6), &v6[0], &v6[1], 2, 64, 0);
+	res[0].answer = UROCE_ENOENT;
+	assert_int_equal(uroce_io_send(io[0], &p6, 1), 1);
+	assert_int_equal(uroce_xdp_counters(io[0])->send_no_route, 1);
+}
+
+static void test_refused_and_too_big(void **state)
+{
+	uint8_t out[4096], junk[64] = {0x45};
+	struct uroce_io_pkt p[2] = {{.data = out}, {.data = junk, .len = sizeof(junk)}};
+	(void)state;
+
+	p[0].len = (uint32_t)build(out, sizeof(out), &v4[0], &v4[1], 1, 64, 0);
+	/* Not an IP datagram the backend takes: the first is taken, the second refused. */
+	assert_int_equal(uroce_io_send(io[0], p, 2), 1);
+	assert_int_equal(uroce_io_send(io[0], &p[1], 1), UROCE_EINVAL);
+	/* Longer than the interface's MTU (1500): dropped and counted. */
+	p[0].len = (uint32_t)build(out, sizeof(out), &v4[0], &v4[1], 2, 2000, 0);
+	assert_int_equal(uroce_io_send(io[0], p, 1), 1);
+	assert_int_equal(uroce_xdp_counters(io[0])->send_too_big, 1);
+}
+
+static void test_open_errors(void **state)
+{
+	struct uroce_xdp_cfg cfg = {.ifname = "x0", .resolve = resolve, .resolve_arg = &res[0]};
+	struct uroce_io *h = NULL;
+	(void)state;
+
+	/* x0 is taken by the fixture's handle: the program is attached. */
+	assert_int_equal(uroce_xdp_open(&cfg, &h), UROCE_EBUSY);
+	cfg.ifname = "nosuch0";
+	assert_int_equal(uroce_xdp_open(&cfg, &h), UROCE_ENOENT);
+	cfg.ifname = "lo"; /* no Ethernet header */
+	assert_int_equal(uroce_xdp_open(&cfg, &h), UROCE_EINVAL);
+	cfg.ifname = "x0";
+	cfg.frames = 100; /* not a power of two */
+	assert_int_equal(uroce_xdp_open(&cfg, &h), UROCE_EINVAL);
+	cfg.frames = 0;
+	cfg.resolve = NULL;
+	assert_int_equal(uroce_xdp_open(&cfg, &h), UROCE_EINVAL);
+	assert_null(h);
+	assert_null(uroce_xdp_counters(NULL));
+	assert_int_equal(uroce_xdp_rx_queues(io[0]), 1);
+}
+
+int main(void)
+{
+	if (geteuid() != 0) {
+		printf("SKIP: needs root (a network namespace, XDP)\n");
+		return 77;
+	}
+	if (unshare(CLONE_NEWNET)) {
+		printf("SKIP: cannot make a network namespace: %s\n", strerror(errno));
+		return 77;
+	}
+	/* In the new namespace, which only this process and its children see. */
+	if (system("ip link add x0 type veth peer name x1 2>/dev/null && ip link set lo up && "
+		   "ip link set x0 up && ip link set x1 up")) {
+		printf("SKIP: cannot make a veth pair\n");
+		return 77;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_exchange_ipv4, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exchange_ipv6, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unresolved_next_hop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_and_too_big, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
