@@ -13,6 +13,7 @@
 #   RXE_MATRIX_ITERS  iterations of every case (default 200 for pingpong and bandwidth, 300 for
 #                   atomics and latency)
 #   RXE_VM_TOOL     the rxe-vm run.sh (default ../shared/tools/rxe-vm/run.sh)
+#   RXE_MATRIX_XDP  an interface: uroce's side runs on the AF_XDP backend there (UROCE_XDP)
 # Prints one "PASS|FAIL TAG CASE uroce->rxe|rxe->uroce (seconds)" line per case and direction,
 # with both sides' output tails on failure; exits 1 if any failed, 77 if the guests are not up.
 set -u
@@ -65,7 +66,10 @@ def read_lat "^ 64 " "ib_read_lat -s 64 -n $n_small"
 def atomic_lat "^ 8 " "ib_atomic_lat -n $n_small"
 [ $# -gt 0 ] || set -- "${names[@]}"
 
-host() { LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" timeout 120 "$@"; }
+host() {
+	env LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" ${RXE_MATRIX_XDP:+UROCE_XDP=$RXE_MATRIX_XDP} \
+		timeout 120 "$@"
+}
 
 # uroce's local ACK timeout for perftest (-u): 16 (268 ms) instead of perftest's 14 (67 ms).
 # An emulated guest on a busy host can fall silent for half a second; with retry_cnt 7, uroce

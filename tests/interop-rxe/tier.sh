@@ -5,7 +5,8 @@
 # directions, over IPv4 and IPv6, at path MTU 1024 (guest MTU 1500) and 4096 (9000), clean and
 # with 5 % loss. Boots the guests, runs the matrix, captures every phase on br-rxe and checks
 # it with `uroce-dump --flows` (check_capture.py), compares throughput with rxe-to-rxe, and
-# stops everything, on failure too. docs/interop.md explains the choices.
+# stops everything, on failure too. At MTU 1500 every case also runs with uroce on its AF_XDP
+# backend (xdp_phase). docs/interop.md explains the choices.
 #
 # Environment (set by tests/interop-rxe/CMakeLists.txt):
 #   UROCE_LIBDIR  uroce's libibverbs.so.1;  UROCE_BUILD  the build directory (uroce-dump; the
@@ -74,8 +75,9 @@ boot() {
 	[ "$h" = "$2" ] && [ "$g" = "$2" ] || { fail "boot at MTU $1: active MTU uroce $h, rxe $g, expected $2"; return 1; }
 }
 
+# capture_start NAME [INTERFACE]: captures on br-rxe, or INTERFACE, into NAME.pcap.
 capture_start() {
-	dumpcap -q -P -i br-rxe -s 0 -B 64 -w "$out/$1.pcap" >"$out/$1.dumpcap.log" 2>&1 &
+	dumpcap -q -P -i "${2:-br-rxe}" -s 0 -B 64 -w "$out/$1.pcap" >"$out/$1.dumpcap.log" 2>&1 &
 	cap_pid=$!
 	local i
 	for i in $(seq 50); do [ -s "$out/$1.pcap" ] && break; sleep 0.1; done
@@ -249,7 +251,22 @@ mtu_phase() {
 	done
 }
 
+# xdp_phase: every case again, uroce's side on the AF_XDP backend (docs/udp.md "AF_XDP") on
+# br-rxe, in generic mode (a bridge has no native XDP), over both families, on the guests as
+# mtu_phase 1500 left them. The capture listens on vm1's tap: AF_XDP sends past br-rxe's
+# taps, and the XDP program takes what arrives before them. No loss runs: the host's loss
+# rule sits on br-rxe's egress, which AF_XDP's transmit path does not pass.
+xdp_phase() {
+	local fam
+	for fam in 4 6; do
+		capture_start ipv$fam-mtu1024-xdp rxe-tap1
+		RXE_MATRIX_XDP=br-rxe matrix $fam 1024 xdp $all_cases
+		capture_check ipv$fam-mtu1024-xdp clean 1024
+	done
+}
+
 mtu_phase 1500 1024 "$all_cases" "$loss_cases" "$request_loss_cases"
+xdp_phase
 mtu_phase 9000 4096 "$mtu4k_cases" "$mtu4k_loss_cases" "$mtu4k_request_loss_cases"
 "$vm" down >/dev/null 2>&1
 
