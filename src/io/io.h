@@ -50,7 +50,8 @@ struct uroce_io_pkt {
 
 struct uroce_io;
 
-/* Every backend implements all four. Errors are negative UROCE_E* codes. */
+/* Every backend implements the first four; next_deadline is optional. Errors are negative
+ * UROCE_E* codes. */
 struct uroce_io_ops {
 	const char *name;
 	/* Takes pkts[0..n) for transmission (the backend copies the bytes); returns how many
@@ -64,6 +65,10 @@ struct uroce_io_ops {
 	int (*fd)(struct uroce_io *io);
 	/* Releases what the backend holds; io is not used afterwards. */
 	void (*close)(struct uroce_io *io);
+	/* When the backend next has work of its own to do in recv or send (a held packet due;
+	 * CLOCK_MONOTONIC ns, maybe in the past), or UINT64_MAX: a caller that sleeps on fd()
+	 * wakes by then too. NULL: never. */
+	uint64_t (*next_deadline)(const struct uroce_io *io);
 };
 
 struct uroce_io {
@@ -80,5 +85,9 @@ static inline int uroce_io_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, 
 }
 static inline int uroce_io_fd(struct uroce_io *io) { return io->ops->fd(io); }
 static inline void uroce_io_close(struct uroce_io *io) { io->ops->close(io); }
+static inline uint64_t uroce_io_next_deadline(const struct uroce_io *io)
+{
+	return io->ops->next_deadline ? io->ops->next_deadline(io) : UINT64_MAX;
+}
 
 #endif

@@ -1147,6 +1147,7 @@ static const struct uroce_io_ops udp_ops = {
 	.recv = udp_recv,
 	.fd = udp_fd,
 	.close = udp_close,
+	.next_deadline = uroce_udp_next_deadline,
 };
 
 /* ---- opening ---- */

@@ -33,9 +33,14 @@
 #define ETHERTYPE_IPV6 0x86DD
 #define ROCEV2_PORT 4791
 #define NEIGH_SLOTS 16
-/* An unresolved next hop is looked up again after this long; its packets are dropped until
- * then (the transport retransmits them). */
-#define NEIGH_RETRY_NS 10000000ull /* 10 ms */
+/* Packets to a next hop whose Ethernet address the kernel is still resolving wait, as the
+ * kernel's own do in its neighbour entry's queue (net/core/neighbour.c, __neigh_event_send):
+ * at most NEIGH_HOLD per hop, looked up again every NEIGH_RETRY_NS, and given up after
+ * NEIGH_GIVE_UP_NS (the kernel's ARP gives up after 3 probes 1 s apart, mcast_solicit and
+ * retrans_time_ms). A hop that is not resolving is looked up again after NEIGH_RETRY_NS. */
+#define NEIGH_HOLD 16
+#define NEIGH_RETRY_NS 1000000ull        /* 1 ms */
+#define NEIGH_GIVE_UP_NS 3000000000ull  /* 3 s */
 /* The kernel's generic (copy-mode) transmit takes at most this many frames per system call
  * (TX_BATCH_SIZE in net/xdp/xsk.c) and says EAGAIN when more wait. */
 #define KERNEL_TX_BATCH 32
@@ -46,6 +51,12 @@ struct neigh {
 	bool used, known;
 	int err;        /* the last lookup's result */
 	uint64_t until; /* look up again from then on */
+	/* Packets waiting for the address: send frames (UMEM offsets) holding the datagram
+	 * behind room for the Ethernet header, in the order they were sent. */
+	uint64_t held[NEIGH_HOLD];
+	uint32_t held_len[NEIGH_HOLD];
+	uint32_t nheld;
+	uint64_t held_since;
 };
 
 struct xdp {
@@ -139,46 +150,151 @@ static int sys_err(int neg)
 
 /* ---- neighbours ---- */
 
-/* The next hop's Ethernet address for dst, from the cache or resolve(). */
-static int neigh_mac(struct xdp *x, const struct uroce_io_addr *dst, uint64_t now,
-		     uint8_t mac[6])
+/* Looks dst's next hop up again when it is due (resolve()). */
+static void neigh_refresh(struct xdp *x, struct neigh *e, uint64_t now)
 {
-	struct neigh *e = NULL, *victim = &x->neigh[0];
+	uint8_t fresh[6];
+	int err;
+
+	if (now < e->until)
+		return;
+	err = x->resolve(x->resolve_arg, &e->dst, fresh);
+	x->c.resolves++;
+	if (!err) {
+		memcpy(e->mac, fresh, 6);
+		e->known = true;
+	} else if (err != UROCE_EAGAIN) {
+		e->known = false; /* no route any more: stop sending */
+	}
+	/* A known address whose kernel entry is being resolved again stays in use. */
+	e->err = err;
+	e->until = now + (err ? NEIGH_RETRY_NS : UROCE_XDP_NEIGH_REFRESH_NS);
+}
+
+/* Gives the frames of e's held packets back, counting them lost under `counter`. */
+static void neigh_drop_held(struct xdp *x, struct neigh *e, uint64_t *counter)
+{
+	for (uint32_t k = 0; k < e->nheld; k++)
+		x->tx_free[x->ntx_free++] = e->held[k];
+	*counter += e->nheld;
+	e->nheld = 0;
+}
+
+/* Which entry to give up first: an unused one, then one without held packets (theirs would
+ * be lost), then the one due soonest. */
+static bool evict_before(const struct neigh *a, const struct neigh *b)
+{
+	if (a->used != b->used)
+		return !a->used;
+	if (!a->nheld != !b->nheld)
+		return !a->nheld;
+	return a->until < b->until;
+}
+
+/* dst's entry, looked up again when due; claimed when there is none. */
+static struct neigh *neigh_get(struct xdp *x, const struct uroce_io_addr *dst, uint64_t now)
+{
+	struct neigh *victim = &x->neigh[0];
 
 	for (size_t i = 0; i < NEIGH_SLOTS; i++) {
 		struct neigh *n = &x->neigh[i];
 		if (n->used && uroce_io_addr_equal(&n->dst, dst)) {
-			e = n;
-			break;
+			neigh_refresh(x, n, now);
+			return n;
 		}
-		if (!n->used || (victim->used && n->until < victim->until))
+		if (evict_before(n, victim))
 			victim = n;
 	}
-	if (!e) {
-		e = victim;
-		memset(e, 0, sizeof(*e));
-		e->used = true;
-		e->dst = *dst;
-	}
-	if (now >= e->until) {
-		uint8_t fresh[6];
-		int err = x->resolve(x->resolve_arg, dst, fresh);
+	neigh_drop_held(x, victim, &x->c.send_no_neighbour);
+	memset(victim, 0, sizeof(*victim));
+	victim->used = true;
+	victim->dst = *dst;
+	neigh_refresh(x, victim, now);
+	return victim;
+}
 
-		x->c.resolves++;
-		if (!err) {
-			memcpy(e->mac, fresh, 6);
-			e->known = true;
-		} else if (err != UROCE_EAGAIN) {
-			e->known = false; /* no route any more: stop sending */
+/* When e's held packets are to be looked at: at once when the address is known (the
+ * transmit ring was full), else at the next lookup. */
+static uint64_t neigh_due(const struct neigh *e)
+{
+	return !e->nheld ? UINT64_MAX : e->known ? 0 : e->until;
+}
+
+/* Writes the Ethernet header of a frame to e's next hop. */
+static void eth_header(const struct xdp *x, const struct neigh *e, uint8_t *f)
+{
+	memcpy(f, e->mac, 6);
+	memcpy(f + 6, x->mac, 6);
+	put_be16(f + 12, e->dst.ipv6 ? ETHERTYPE_IPV6 : ETHERTYPE_IPV4);
+}
+
+/* Puts a frame on the transmit ring (a slot was reserved); the caller submits. */
+static void tx_put(struct xdp *x, uint32_t idx, uint64_t addr, uint32_t len)
+{
+	struct xdp_desc *d = xsk_ring_prod__tx_desc(&x->tx, idx);
+
+	d->addr = addr;
+	d->len = len;
+	d->options = 0;
+}
+
+/* Sends or drops the held packets whose next hop is due for another look; returns how many
+ * went on the transmit ring (reserved, not yet submitted). */
+static uint32_t neigh_release(struct xdp *x, uint64_t now)
+{
+	uint32_t queued = 0, idx;
+
+	for (size_t i = 0; i < NEIGH_SLOTS; i++) {
+		struct neigh *e = &x->neigh[i];
+
+		if (now < neigh_due(e))
+			continue;
+		neigh_refresh(x, e, now);
+		if (e->known) {
+			if (xsk_ring_prod__reserve(&x->tx, e->nheld, &idx) != e->nheld)
+				continue; /* the ring is full: next time */
+			for (uint32_t k = 0; k < e->nheld; k++) {
+				uint8_t *f = xsk_umem__get_data(x->area, e->held[k]);
+				eth_header(x, e, f);
+				tx_put(x, idx + k, e->held[k], e->held_len[k] + ETH_HLEN);
+			}
+			queued += e->nheld;
+			e->nheld = 0;
+		} else if (e->err != UROCE_EAGAIN) {
+			neigh_drop_held(x, e, &x->c.send_no_route);
+		} else if (now - e->held_since >= NEIGH_GIVE_UP_NS) {
+			neigh_drop_held(x, e, &x->c.send_no_neighbour);
 		}
-		/* A known address whose kernel entry is being resolved again stays in use. */
-		e->err = err;
-		e->until = now + (err ? NEIGH_RETRY_NS : UROCE_XDP_NEIGH_REFRESH_NS);
 	}
-	if (!e->known)
-		return e->err;
-	memcpy(mac, e->mac, 6);
-	return 0;
+	return queued;
+}
+
+/* Keeps a packet until e's address is known, or counts it lost when it cannot wait. */
+static void neigh_hold(struct xdp *x, struct neigh *e, const struct uroce_io_pkt *p, uint64_t now)
+{
+	if (e->nheld == NEIGH_HOLD || !x->ntx_free) {
+		x->c.send_no_neighbour++;
+		return;
+	}
+	uint64_t addr = x->tx_free[--x->ntx_free];
+
+	memcpy((uint8_t *)xsk_umem__get_data(x->area, addr) + ETH_HLEN, p->data, p->len);
+	if (!e->nheld)
+		e->held_since = now;
+	e->held[e->nheld] = addr;
+	e->held_len[e->nheld++] = p->len;
+	x->c.neigh_held++;
+}
+
+static uint64_t xdp_next_deadline(const struct uroce_io *io)
+{
+	const struct xdp *x = (const struct xdp *)(const void *)io;
+	uint64_t due = UINT64_MAX;
+
+	for (size_t i = 0; i < NEIGH_SLOTS; i++)
+		if (neigh_due(&x->neigh[i]) < due)
+			due = neigh_due(&x->neigh[i]);
+	return due;
 }
 
 /* ---- sending ---- */
@@ -245,22 +361,33 @@ static int datagram_dst(const struct uroce_io_pkt *pkt, struct uroce_io_addr *ds
 	return 0;
 }
 
+/* Hands the queued frames to the kernel. */
+static void tx_submit(struct xdp *x, uint32_t queued)
+{
+	if (!queued)
+		return;
+	xsk_ring_prod__submit(&x->tx, queued);
+	x->c.sent += queued;
+	x->unsent += queued;
+	kick(x);
+}
+
 static int xdp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t n)
 {
 	struct xdp *x = (struct xdp *)io;
 	uint64_t now = now_ns();
-	uint32_t queued = 0;
+	uint32_t queued;
 	size_t i;
 
 	if (n > INT_MAX)
 		n = INT_MAX;
 	reclaim(x);
+	queued = neigh_release(x, now); /* held packets first: they were sent earlier */
 	for (i = 0; i < n; i++) {
 		const struct uroce_io_pkt *p = &pkts[i];
 		struct uroce_io_addr dst;
-		uint8_t mac[6];
+		struct neigh *e;
 		uint32_t idx;
-		int err;
 
 		if (datagram_dst(p, &dst) < 0)
 			break;
@@ -268,9 +395,10 @@ static int xdp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t
 			x->c.send_too_big++;
 			continue;
 		}
-		if ((err = neigh_mac(x, &dst, now, mac))) {
-			if (err == UROCE_EAGAIN)
-				x->c.send_no_neighbour++;
+		e = neigh_get(x, &dst, now);
+		if (!e->known || e->nheld) { /* behind the held ones, never before them */
+			if (e->known || e->err == UROCE_EAGAIN)
+				neigh_hold(x, e, p, now);
 			else
 				x->c.send_no_route++;
 			continue;
@@ -281,23 +409,13 @@ static int xdp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t
 		}
 		uint64_t addr = x->tx_free[--x->ntx_free];
 		uint8_t *f = xsk_umem__get_data(x->area, addr);
-		struct xdp_desc *d = xsk_ring_prod__tx_desc(&x->tx, idx);
 
-		memcpy(f, mac, 6);
-		memcpy(f + 6, x->mac, 6);
-		put_be16(f + 12, dst.ipv6 ? ETHERTYPE_IPV6 : ETHERTYPE_IPV4);
+		eth_header(x, e, f);
 		memcpy(f + ETH_HLEN, p->data, p->len);
-		d->addr = addr;
-		d->len = p->len + ETH_HLEN;
-		d->options = 0;
+		tx_put(x, idx, addr, p->len + ETH_HLEN);
 		queued++;
 	}
-	if (queued) {
-		xsk_ring_prod__submit(&x->tx, queued);
-		x->c.sent += queued;
-		x->unsent += queued;
-		kick(x);
-	}
+	tx_submit(x, queued);
 	if (i < n && i == 0)
 		return UROCE_EINVAL;
 	return (int)i;
@@ -383,6 +501,7 @@ static int xdp_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
 	uint64_t now;
 
 	reclaim(x);
+	tx_submit(x, neigh_release(x, now_ns()));
 	kick(x); /* frames a full device queue left behind */
 	if (n > INT_MAX)
 		n = INT_MAX;
@@ -441,6 +560,7 @@ static const struct uroce_io_ops xdp_ops = {
 	.recv = xdp_recv,
 	.fd = xdp_fd,
 	.close = xdp_close,
+	.next_deadline = xdp_next_deadline,
 };
 
 /* ---- opening ---- */

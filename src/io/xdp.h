@@ -30,7 +30,9 @@
 
 /* Finds the Ethernet address that packets to dst go to (its own, or its gateway's): 0 with
  * mac filled; UROCE_EAGAIN when the kernel has no neighbour entry yet (the resolver then asks
- * the kernel to resolve it); UROCE_ENOENT when no route leads there through the interface. */
+ * the kernel to resolve it: packets wait, up to 16 per next hop, and it is asked again every
+ * millisecond, for up to 3 s); UROCE_ENOENT when no route leads there through the
+ * interface. */
 typedef int (*uroce_xdp_resolve_fn)(void *arg, const struct uroce_io_addr *dst, uint8_t mac[6]);
 
 struct uroce_xdp_cfg {
@@ -42,12 +44,14 @@ struct uroce_xdp_cfg {
 };
 
 /* Counters of a handle; every packet given to send() ends in exactly one of sent,
- * send_full, send_too_big, send_no_neighbour, send_no_route (or was refused). */
+ * send_full, send_too_big, send_no_neighbour, send_no_route (or was refused), those that
+ * waited for their next hop's address (neigh_held) when the wait ends. */
 #define UROCE_XDP_COUNTERS(X)                                                                 \
 	X(sent, "frames put on the transmit ring")                                            \
 	X(send_full, "dropped: no free transmit frame (the kernel is behind)")                \
 	X(send_too_big, "dropped: longer than a frame or than the interface MTU")              \
-	X(send_no_neighbour, "dropped: the next hop's Ethernet address is not known yet")      \
+	X(send_no_neighbour, "dropped: the next hop's Ethernet address was not found in 3 s, or more than 16 packets waited for it") \
+	X(neigh_held, "packets that waited for their next hop's address (then sent or dropped)") \
 	X(send_no_route, "dropped: no route to the destination through the interface")         \
 	X(kicks, "system calls that told the kernel to send")                                 \
 	X(kick_errors, "of kicks: failed with something else than EAGAIN/EBUSY/ENOBUFS")        \
@@ -87,7 +91,8 @@ const char *uroce_xdp_counter_desc(enum uroce_xdp_counter c);
  * - send: takes whole IPv4 (20-byte header) or IPv6 + UDP datagrams, as udp.h's does, and
  *   sends them as they are behind an Ethernet header to the next hop's address (resolve(),
  *   cached; refreshed every UROCE_XDP_NEIGH_REFRESH_NS). Every datagram is taken, and counted
- *   as sent or under the reason it was dropped, as a network would lose it.
+ *   as sent or under the reason it was dropped, as a network would lose it; packets whose
+ *   next hop is being resolved wait, and next_deadline says when to look again.
  * - recv: nonblocking; fills up to n descriptors from the receive ring, ts_ns =
  *   uroce_xdp_now() at the call; a packet longer than cap is cut and flagged TRUNC.
  * - fd: the AF_XDP socket, readable while the receive ring has frames.

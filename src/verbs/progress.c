@@ -453,7 +453,7 @@ static void *progress_main(void *arg)
 		nap_ns = UV_NAP_MIN_NS;
 		moved = port_round(p, NULL);
 		deadline = p->deadline;
-		io_deadline = uroce_udp_next_deadline(p->io); /* the backend is round_lock's */
+		io_deadline = uroce_io_next_deadline(p->io); /* the backend is round_lock's */
 		pthread_mutex_unlock(&p->round_lock);
 		now = uroce_udp_now();
 		if (moved) {

@@ -3,8 +3,8 @@
  * itself (unshare; root): engine-shaped datagrams sent through the handle on one end come out
  * of the handle on the other byte for byte, over IPv4 and IPv6, with their addresses and TOS;
  * a batch longer than the kernel's 32 frames per system call arrives whole; a packet longer
- * than the caller's buffer is cut and flagged; the next hop comes from the resolver, and an
- * unresolved one drops the packet and is asked again only after the retry time; datagrams the
+ * than the caller's buffer is cut and flagged; the next hop comes from the resolver, packets
+ * wait in order while it is unresolved and leave when it is; datagrams the
  * backend cannot send are refused or counted; misuse gets its error. Skipped (77) without
  * root or without veth. Waiting is poll() on the handle's fd with a generous timeout. */
 #include "testutil.h"
@@ -191,34 +191,48 @@ static void test_truncated(void **state)
 
 static void test_unresolved_next_hop(void **state)
 {
-	uint8_t out[2048], in[2048];
-	struct uroce_io_pkt p = {.data = out}, q = {.data = in, .cap = sizeof(in)};
+	uint8_t out[20][2048], in[2][2048];
+	struct uroce_io_pkt p[20], q[2] = {{.data = in[0], .cap = 2048}, {.data = in[1], .cap = 2048}};
+	const union uroce_xdp_counters *c = uroce_xdp_counters(io[0]);
 	(void)state;
 
-	p.len = (uint32_t)build(out, sizeof(out), &v4[0], &v4[1], 1, 64, 0);
+	for (uint32_t k = 0; k < 20; k++)
+		p[k] = (struct uroce_io_pkt){
+			.data = out[k],
+			.len = (uint32_t)build(out[k], sizeof(out[k]), &v4[0], &v4[1], k, 64 + k, 0)};
+	/* Not resolved yet: the packets wait (16 at most, the rest are lost), the resolver is
+	 * asked once, not per packet, and the handle says when to look again. */
 	res[0].answer = UROCE_EAGAIN;
-	/* Taken and dropped, as a wire would lose it; asked once, not per packet. */
-	assert_int_equal(uroce_io_send(io[0], &p, 1), 1);
-	assert_int_equal(uroce_io_send(io[0], &p, 1), 1);
-	assert_int_equal(uroce_xdp_counters(io[0])->send_no_neighbour, 2);
-	assert_int_equal(uroce_xdp_counters(io[0])->sent, 0);
+	assert_int_equal(uroce_io_send(io[0], p, 2), 2);
+	assert_int_equal(c->neigh_held, 2);
+	assert_int_equal(c->sent, 0);
 	assert_int_equal(res[0].calls, 1);
-	assert_int_equal(uroce_io_recv(io[1], &q, 1), 0);
-	/* After the retry time the resolver is asked again, and now it knows. */
+	assert_true(uroce_io_next_deadline(io[0]) != UINT64_MAX);
+	assert_int_equal(uroce_io_send(io[0], p + 2, 18), 18);
+	assert_int_equal(c->neigh_held, 16);
+	assert_int_equal(c->send_no_neighbour, 4);
+	assert_int_equal(uroce_io_recv(io[1], q, 1), 0);
+	/* Resolved: at the next look, the held packets leave in the order they were sent. */
 	res[0].answer = 0;
-	usleep(20000);
-	assert_int_equal(uroce_io_send(io[0], &p, 1), 1);
+	usleep(2000);
+	assert_int_equal(uroce_io_recv(io[0], q, 1), 0); /* a round of the sender */
 	assert_int_equal(res[0].calls, 2);
-	assert_int_equal(recv_all(io[1], &q, 1), 1);
-	assert_memory_equal(in, out, p.len);
+	assert_int_equal(c->sent, 16);
+	assert_int_equal(uroce_io_next_deadline(io[0]), UINT64_MAX);
+	for (uint32_t k = 0; k < 16; k++) {
+		assert_int_equal(recv_all(io[1], q, 1), 1);
+		assert_int_equal(q[0].len, p[k].len);
+		assert_memory_equal(in[0], out[k], p[k].len);
+	}
 
-	/* No route: counted apart. */
+	/* No route: lost at once, counted apart, nothing held. */
 	uint8_t out6[2048];
 	struct uroce_io_pkt p6 = {.data = out6};
 	p6.len = (uint32_t)build(out6, sizeof(out6), &v6[0], &v6[1], 2, 64, 0);
 	res[0].answer = UROCE_ENOENT;
 	assert_int_equal(uroce_io_send(io[0], &p6, 1), 1);
-	assert_int_equal(uroce_xdp_counters(io[0])->send_no_route, 1);
+	assert_int_equal(c->send_no_route, 1);
+	assert_int_equal(c->neigh_held, 16);
 }
 
 static void test_refused_and_too_big(void **state)
