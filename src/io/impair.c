@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
@@ -479,4 +480,144 @@ void uroce_impair_apply(struct uroce_impair *im, uint8_t *data, size_t len,
 	v->delay_ns = c->delay_ns + jitter + (reorder ? c->reorder_delay_ns : 0);
 	if (corrupt && len)
 		v->corrupt_bits = corrupt_bits(im, data, len);
+}
+
+/* ---- The hold queue ---- */
+
+struct uroce_impair_held {
+	uint64_t due, seq;
+	uint32_t slot, len, flags;
+	uint8_t tos;
+	struct uroce_io_addr src, dst;
+};
+
+int uroce_impair_hold_init(struct uroce_impair_hold *h, uint32_t max)
+{
+	memset(h, 0, sizeof(*h));
+	h->heap = calloc(max ? max : 1, sizeof(*h->heap));
+	h->free_slots = calloc(max ? max : 1, sizeof(*h->free_slots));
+	h->buf = calloc(max ? max : 1, UROCE_IMPAIR_HOLD_SLOT);
+	if (!h->heap || !h->free_slots || !h->buf)
+		return UROCE_ENOMEM;
+	h->max = max;
+	for (uint32_t i = 0; i < max; i++)
+		h->free_slots[i] = max - 1 - i;
+	h->nfree = max;
+	return 0;
+}
+
+void uroce_impair_hold_free(struct uroce_impair_hold *h)
+{
+	free(h->heap);
+	free(h->free_slots);
+	free(h->buf);
+	memset(h, 0, sizeof(*h));
+}
+
+static bool held_before(const struct uroce_impair_held *a, const struct uroce_impair_held *b)
+{
+	return a->due < b->due || (a->due == b->due && a->seq < b->seq);
+}
+
+bool uroce_impair_hold_push(struct uroce_impair_hold *h, const struct uroce_io_pkt *p,
+			    uint64_t due)
+{
+	if (!h->nfree || p->len > UROCE_IMPAIR_HOLD_SLOT)
+		return false;
+	uint32_t slot = h->free_slots[--h->nfree];
+	memcpy(h->buf + (size_t)slot * UROCE_IMPAIR_HOLD_SLOT, p->data, p->len);
+	struct uroce_impair_held e = {.due = due, .seq = h->seq++, .slot = slot, .len = p->len,
+				      .flags = p->flags, .tos = p->tos, .src = p->src,
+				      .dst = p->dst};
+	uint32_t i = h->n++;
+	while (i) {
+		uint32_t parent = (i - 1) / 2;
+		if (!held_before(&e, &h->heap[parent]))
+			break;
+		h->heap[i] = h->heap[parent];
+		i = parent;
+	}
+	h->heap[i] = e;
+	return true;
+}
+
+static void hold_pop(struct uroce_impair_hold *h)
+{
+	struct uroce_impair_held last = h->heap[--h->n];
+	uint32_t i = 0;
+
+	h->free_slots[h->nfree++] = h->heap[0].slot;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && held_before(&h->heap[c + 1], &h->heap[c]))
+			c++;
+		if (!held_before(&h->heap[c], &last))
+			break;
+		h->heap[i] = h->heap[c];
+		i = c;
+	}
+	if (h->n)
+		h->heap[i] = last;
+}
+
+size_t uroce_impair_hold_release(struct uroce_impair_hold *h, struct uroce_io_pkt *pkts,
+				 size_t n, uint64_t now, uint64_t *truncated)
+{
+	size_t k = 0;
+
+	for (; k < n && h->n && h->heap[0].due <= now; k++) {
+		const struct uroce_impair_held *e = &h->heap[0];
+		struct uroce_io_pkt *p = &pkts[k];
+		uint32_t len = e->len;
+
+		p->flags = e->flags;
+		if (len > p->cap) {
+			len = p->cap;
+			p->flags |= UROCE_IO_PKT_TRUNC;
+			(*truncated)++;
+		}
+		memcpy(p->data, h->buf + (size_t)e->slot * UROCE_IMPAIR_HOLD_SLOT, len);
+		p->len = len;
+		p->ts_ns = now;
+		p->tos = e->tos;
+		p->src = e->src;
+		p->dst = e->dst;
+		hold_pop(h);
+	}
+	return k;
+}
+
+uint64_t uroce_impair_hold_next_due(const struct uroce_impair_hold *h)
+{
+	return h->n ? h->heap[0].due : UINT64_MAX;
+}
+
+bool uroce_impair_receive(struct uroce_impair *im, struct uroce_impair_hold *h,
+			  struct uroce_io_pkt *p, uint64_t now, struct uroce_impair_tally *t)
+{
+	struct uroce_impair_verdict v;
+
+	uroce_impair_apply(im, p->data, p->len, &v);
+	if (v.drop != UROCE_IMPAIR_KEEP) {
+		t->lost++;
+		return false;
+	}
+	t->corrupted += v.corrupt_bits != 0;
+	if (v.corrupt_bits) /* after any check the backend made: the engine must find it */
+		p->flags &= ~(uint32_t)UROCE_IO_PKT_ICRC_OK;
+	t->reordered += v.reordered;
+	t->duplicated += v.dup;
+	if (v.delay_ns) {
+		t->delayed++;
+		/* Both or neither fit; either way each is held or counted hold_full. */
+		t->hold_full += !uroce_impair_hold_push(h, p, now + v.delay_ns);
+		if (v.dup)
+			t->hold_full += !uroce_impair_hold_push(h, p, now + v.delay_ns);
+		return false;
+	}
+	if (v.dup)
+		t->hold_full += !uroce_impair_hold_push(h, p, now);
+	return true;
 }

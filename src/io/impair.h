@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "io.h"
+
 #define UROCE_IMPAIR_MAX_BITS 64                  /* largest corrupt_bits */
 #define UROCE_IMPAIR_REORDER_DELAY_NS 20000u      /* reorder_delay_ns 0 means this */
 #define UROCE_IMPAIR_MAX_DELAY_NS 10000000000ull  /* 10 s: the bound of every delay */
@@ -97,6 +99,52 @@ struct uroce_impair_verdict {
  * ones included. */
 void uroce_impair_apply(struct uroce_impair *im, uint8_t *data, size_t len,
 			struct uroce_impair_verdict *v);
+
+/* ---- Received packets held back (delay, jitter, reordering, duplicates) ---- */
+
+#define UROCE_IMPAIR_HOLD_SLOT 9216 /* the longest packet a hold queue keeps (jumbo MTU) */
+
+struct uroce_impair_held;
+
+/* Received packets kept until they are due: a binary heap ordered by due time, then by
+ * arrival, over places of UROCE_IMPAIR_HOLD_SLOT bytes. Fields are private. */
+struct uroce_impair_hold {
+	struct uroce_impair_held *heap;
+	uint32_t n, max, nfree;
+	uint32_t *free_slots;
+	uint8_t *buf;
+	uint64_t seq;
+};
+
+/* Allocates max places (every buffer now; untouched pages cost no memory). Returns 0 or
+ * UROCE_ENOMEM (then uroce_impair_hold_free is still safe). */
+int uroce_impair_hold_init(struct uroce_impair_hold *h, uint32_t max);
+void uroce_impair_hold_free(struct uroce_impair_hold *h);
+/* Copies p (data, len, flags, tos, addresses) in, due at `due`; false when every place is
+ * taken or p is longer than a place. */
+bool uroce_impair_hold_push(struct uroce_impair_hold *h, const struct uroce_io_pkt *p,
+			    uint64_t due);
+/* Moves the packets due at or before now, earliest first, into pkts[0..n) (their data and
+ * cap given; ts_ns = now); one longer than its cap is cut, flagged UROCE_IO_PKT_TRUNC and
+ * counted in *truncated. Returns how many. */
+size_t uroce_impair_hold_release(struct uroce_impair_hold *h, struct uroce_io_pkt *pkts,
+				 size_t n, uint64_t now, uint64_t *truncated);
+/* When the earliest held packet is due, or UINT64_MAX when none is held. */
+uint64_t uroce_impair_hold_next_due(const struct uroce_impair_hold *h);
+
+/* What uroce_impair_receive did, as counters a backend adds to its own. */
+struct uroce_impair_tally {
+	uint64_t lost, duplicated, reordered, delayed, corrupted, hold_full;
+};
+
+/* The impairments of one packet just received into p (uroce_impair_apply), for a backend
+ * that impairs what it receives (UROCE_IMPAIR). Returns true when p is to be delivered now.
+ * A lost packet is not; a delayed one goes into the hold queue, with its duplicate if it has
+ * one, due after the delay; the duplicate of a packet delivered now waits in the hold queue,
+ * due now, so that it follows the original. Bits flipped by corruption clear
+ * UROCE_IO_PKT_ICRC_OK: the engine must find the damage. Counts into *t. */
+bool uroce_impair_receive(struct uroce_impair *im, struct uroce_impair_hold *h,
+			  struct uroce_io_pkt *p, uint64_t now, struct uroce_impair_tally *t);
 
 /* splitmix64: advances *state and returns the next value. For deriving seeds. */
 uint64_t uroce_splitmix64(uint64_t *state);

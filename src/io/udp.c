@@ -250,14 +250,6 @@ struct tx_sock {
 	uint64_t last_use;
 };
 
-/* A packet in the hold queue (a binary heap ordered by due, then seq). */
-struct held {
-	uint64_t due, seq;
-	uint32_t slot, len, flags;
-	uint8_t tos;
-	struct uroce_io_addr src, dst;
-};
-
 union ctl_buf {
 	struct cmsghdr align;
 	uint8_t b[CTL_LEN];
@@ -279,11 +271,8 @@ struct udp {
 	uint64_t tick;
 
 	struct uroce_impair im;
-	struct held *heap;
-	uint32_t nheld, hold_max, nfree;
-	uint32_t *free_slots;
-	uint8_t *hold_buf;
-	uint64_t seq, armed;
+	struct uroce_impair_hold hold; /* impaired packets, and those rx_place had no room for */
+	uint64_t armed;                /* the timerfd's expiry: the earliest held packet's due */
 
 	struct id_basis idc[ID_CACHE];
 	bool gso;                 /* UDP_SEGMENT in use: until the kernel refuses it */
@@ -339,7 +328,7 @@ static struct udp *as_udp(const struct uroce_io *io)
 uint64_t uroce_udp_next_deadline(const struct uroce_io *io)
 {
 	const struct udp *u = as_udp(io);
-	return u && u->nheld ? u->heap[0].due : UINT64_MAX;
+	return u ? uroce_impair_hold_next_due(&u->hold) : UINT64_MAX;
 }
 
 const union uroce_udp_counters *uroce_udp_counters(const struct uroce_io *io)
@@ -391,87 +380,21 @@ static int setopt(int fd, int level, int name, int val)
 
 /* ---- the hold queue ---- */
 
-static bool held_before(const struct held *a, const struct held *b)
+/* Holds a received packet until `due`, or counts it lost (hold_full). */
+static void hold_push(struct udp *u, const struct uroce_io_pkt *p, uint64_t due)
 {
-	return a->due < b->due || (a->due == b->due && a->seq < b->seq);
-}
-
-/* Copies a received packet into the hold queue, due at `due`; false (counted) when full. */
-static bool hold_push(struct udp *u, const struct uroce_io_pkt *p, uint64_t due)
-{
-	if (!u->nfree || p->len > UROCE_UDP_HOLD_SLOT) {
+	if (!uroce_impair_hold_push(&u->hold, p, due))
 		u->c.hold_full++;
-		return false;
-	}
-	uint32_t slot = u->free_slots[--u->nfree];
-	memcpy(u->hold_buf + (size_t)slot * UROCE_UDP_HOLD_SLOT, p->data, p->len);
-	struct held h = {.due = due, .seq = u->seq++, .slot = slot, .len = p->len,
-			 .flags = p->flags, .tos = p->tos, .src = p->src, .dst = p->dst};
-	uint32_t i = u->nheld++;
-	while (i) {
-		uint32_t parent = (i - 1) / 2;
-		if (!held_before(&h, &u->heap[parent]))
-			break;
-		u->heap[i] = u->heap[parent];
-		i = parent;
-	}
-	u->heap[i] = h;
-	return true;
-}
-
-static void hold_pop(struct udp *u)
-{
-	struct held last = u->heap[--u->nheld];
-	uint32_t i = 0;
-
-	u->free_slots[u->nfree++] = u->heap[0].slot;
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-		if (c >= u->nheld)
-			break;
-		if (c + 1 < u->nheld && held_before(&u->heap[c + 1], &u->heap[c]))
-			c++;
-		if (!held_before(&u->heap[c], &last))
-			break;
-		u->heap[i] = u->heap[c];
-		i = c;
-	}
-	if (u->nheld)
-		u->heap[i] = last;
-}
-
-/* Hands held packets due at or before now to pkts[0..n); returns how many. */
-static size_t hold_release(struct udp *u, struct uroce_io_pkt *pkts, size_t n, uint64_t now)
-{
-	size_t k = 0;
-
-	for (; k < n && u->nheld && u->heap[0].due <= now; k++) {
-		const struct held *h = &u->heap[0];
-		struct uroce_io_pkt *p = &pkts[k];
-		uint32_t len = h->len;
-
-		p->flags = h->flags;
-		if (len > p->cap) {
-			len = p->cap;
-			p->flags |= UROCE_IO_PKT_TRUNC;
-			u->c.truncated++;
-		}
-		memcpy(p->data, u->hold_buf + (size_t)h->slot * UROCE_UDP_HOLD_SLOT, len);
-		p->len = len;
-		p->ts_ns = now;
-		p->tos = h->tos;
-		p->src = h->src;
-		p->dst = h->dst;
-		hold_pop(u);
-	}
-	return k;
 }
 
 /* Points the timerfd at the earliest held packet, so that the epoll fd turns readable when
  * it is due. Setting the timer also clears an expiry that was not read. */
 static void timer_update(struct udp *u)
 {
-	uint64_t due = u->nheld ? u->heap[0].due : 0;
+	uint64_t due = uroce_impair_hold_next_due(&u->hold);
+
+	if (due == UINT64_MAX)
+		due = 0;
 
 	if (due == u->armed)
 		return;
@@ -1011,30 +934,21 @@ static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts
 		}
 	}
 
+	/* After the ID solver: an impairment is never "repaired". A duplicate waits in the hold
+	 * queue, due now: it is handed over after this batch (in this call when descriptors
+	 * remain), so it follows the original. */
 	if (u->impaired) {
-		struct uroce_impair_verdict v;
-		uroce_impair_apply(&u->im, p->data, p->len, &v);
-		if (v.drop != UROCE_IMPAIR_KEEP) {
-			u->c.impair_lost++;
+		struct uroce_impair_tally t = {0};
+		bool deliver = uroce_impair_receive(&u->im, &u->hold, p, now, &t);
+
+		u->c.impair_lost += t.lost;
+		u->c.impair_corrupted += t.corrupted;
+		u->c.impair_reordered += t.reordered;
+		u->c.impair_duplicated += t.duplicated;
+		u->c.impair_delayed += t.delayed;
+		u->c.hold_full += t.hold_full;
+		if (!deliver)
 			return w;
-		}
-		u->c.impair_corrupted += v.corrupt_bits != 0;
-		if (v.corrupt_bits) /* after the check: the engine must find the damage */
-			p->flags &= ~UROCE_IO_PKT_ICRC_OK;
-		u->c.impair_reordered += v.reordered;
-		u->c.impair_duplicated += v.dup;
-		if (v.delay_ns) {
-			u->c.impair_delayed++;
-			/* Both or neither fit; either way each is held or counted hold_full. */
-			hold_push(u, p, now + v.delay_ns);
-			if (v.dup)
-				hold_push(u, p, now + v.delay_ns);
-			return w;
-		}
-		/* The copy waits in the hold queue, due now: it is handed over after this
-		 * batch (in this call when descriptors remain), so it follows the original. */
-		if (v.dup)
-			hold_push(u, p, now);
 	}
 	return rx_place(u, pkts, i, w, now);
 }
@@ -1104,11 +1018,11 @@ static int udp_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
 	if (n > INT_MAX)
 		n = INT_MAX;
 	/* Held packets that are due arrived before anything still in the sockets. */
-	out = hold_release(u, pkts, n, now);
+	out = uroce_impair_hold_release(&u->hold, pkts, n, now, &u->c.truncated);
 	for (size_t k = 0; k < u->nrx && out < n; k++)
 		out = rx_drain(u, &u->rx[(u->rx_next + k) % u->nrx], pkts, out, n, now);
 	u->rx_next = (u->rx_next + 1) % u->nrx; /* no socket starves the others */
-	out += hold_release(u, pkts + out, n - out, now);
+	out += uroce_impair_hold_release(&u->hold, pkts + out, n - out, now, &u->c.truncated);
 	timer_update(u);
 	u->c.delivered += out;
 	return (int)out;
@@ -1135,9 +1049,7 @@ static void udp_close(struct uroce_io *io)
 	free(u->rx);
 	free(u->tx);
 	free(u->buckets);
-	free(u->heap);
-	free(u->free_slots);
-	free(u->hold_buf);
+	uroce_impair_hold_free(&u->hold);
 	free(u);
 }
 
@@ -1216,19 +1128,15 @@ static int udp_setup(struct udp *u, const struct uroce_udp_cfg *cfg)
 		;
 	u->tx = calloc(u->tx_max, sizeof(*u->tx));
 	u->buckets = malloc(u->nbuckets * sizeof(*u->buckets));
-	/* Every packet buffer of the hold queue is allocated here; the pages are only touched
-	 * when packets are held, which is rare without impairments. */
-	u->hold_max = cfg->hold_pkts ? cfg->hold_pkts : UROCE_UDP_HOLD_PKTS;
-	u->heap = calloc(u->hold_max, sizeof(*u->heap));
-	u->free_slots = calloc(u->hold_max, sizeof(*u->free_slots));
-	u->hold_buf = calloc(u->hold_max, UROCE_UDP_HOLD_SLOT);
-	if (!u->rx || !u->tx || !u->buckets || !u->heap || !u->free_slots || !u->hold_buf)
+	if (!u->rx || !u->tx || !u->buckets)
 		return UROCE_ENOMEM;
+	/* The hold queue's pages are only touched when packets are held, which is rare without
+	 * impairments. */
+	if ((err = uroce_impair_hold_init(&u->hold,
+					  cfg->hold_pkts ? cfg->hold_pkts : UROCE_UDP_HOLD_PKTS)))
+		return err;
 	for (uint32_t i = 0; i < u->nbuckets; i++)
 		u->buckets[i] = NIL;
-	for (uint32_t i = 0; i < u->hold_max; i++)
-		u->free_slots[i] = u->hold_max - 1 - i;
-	u->nfree = u->hold_max;
 
 	for (size_t i = 0; i < cfg->naddrs; i++) {
 		u->rx[i].fd = -1;

@@ -20,7 +20,6 @@
 #define UROCE_UDP_PORT 4791             /* the RoCEv2 port (Annex A17 CA17-20) */
 #define UROCE_UDP_SEND_SOCKETS 256      /* default max_send_sockets */
 #define UROCE_UDP_HOLD_PKTS 1024        /* default hold_pkts */
-#define UROCE_UDP_HOLD_SLOT 9216        /* largest packet the hold queue keeps (jumbo MTU) */
 #define UROCE_UDP_MAX_ADDRS 64          /* most local addresses one handle binds */
 
 struct uroce_udp_cfg {
@@ -42,7 +41,7 @@ struct uroce_udp_cfg {
 	 * is full. Each is a descriptor: mind RLIMIT_NOFILE. */
 	uint32_t max_send_sockets;
 	/* Places in the hold queue (delayed and duplicated packets); 0: UROCE_UDP_HOLD_PKTS, at
-	 * most 2^20. Each place is UROCE_UDP_HOLD_SLOT bytes, allocated at open (untouched
+	 * most 2^20. Each place is UROCE_IMPAIR_HOLD_SLOT bytes, allocated at open (untouched
 	 * pages cost no memory). */
 	uint32_t hold_pkts;
 	/* Never solve a received IPv4 packet's Identification (docs/udp.md): every ICRC keeps
