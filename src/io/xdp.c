@@ -84,6 +84,10 @@ struct xdp {
 	uint32_t unsent;   /* frames on the transmit ring the kernel may not have taken yet */
 
 	struct neigh neigh[NEIGH_SLOTS];
+
+	bool impaired;
+	struct uroce_impair im;
+	struct uroce_impair_hold hold;
 };
 
 static const struct uroce_io_ops xdp_ops;
@@ -294,6 +298,8 @@ static uint64_t xdp_next_deadline(const struct uroce_io *io)
 	for (size_t i = 0; i < NEIGH_SLOTS; i++)
 		if (neigh_due(&x->neigh[i]) < due)
 			due = neigh_due(&x->neigh[i]);
+	if (uroce_impair_hold_next_due(&x->hold) < due)
+		due = uroce_impair_hold_next_due(&x->hold);
 	return due;
 }
 
@@ -494,41 +500,62 @@ static void refill(struct xdp *x)
 	xsk_ring_prod__submit(&x->fill, n);
 }
 
+/* The impairments of a packet just decoded into p; true when it is delivered now. */
+static bool impair(struct xdp *x, struct uroce_io_pkt *p, uint64_t now)
+{
+	struct uroce_impair_tally t = {0};
+	bool deliver = uroce_impair_receive(&x->im, &x->hold, p, now, &t);
+
+	x->c.impair_lost += t.lost;
+	x->c.impair_corrupted += t.corrupted;
+	x->c.impair_reordered += t.reordered;
+	x->c.impair_duplicated += t.duplicated;
+	x->c.impair_delayed += t.delayed;
+	x->c.hold_full += t.hold_full;
+	return deliver;
+}
+
 static int xdp_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
 {
 	struct xdp *x = (struct xdp *)io;
-	uint32_t idx, got, out = 0;
-	uint64_t now;
+	uint64_t now = now_ns();
+	uint32_t idx, got;
+	size_t out;
 
 	reclaim(x);
-	tx_submit(x, neigh_release(x, now_ns()));
+	tx_submit(x, neigh_release(x, now));
 	kick(x); /* frames a full device queue left behind */
 	if (n > INT_MAX)
 		n = INT_MAX;
-	got = xsk_ring_cons__peek(&x->rx, (uint32_t)n, &idx);
+	/* Held packets that are due arrived before anything still in the ring. */
+	out = uroce_impair_hold_release(&x->hold, pkts, n, now, &x->c.truncated);
+	got = xsk_ring_cons__peek(&x->rx, (uint32_t)(n - out), &idx);
 	if (!got) {
 		refill(x);
 		if (xsk_ring_prod__needs_wakeup(&x->fill))
 			recvfrom(x->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
-		return 0;
 	}
-	now = now_ns();
 	for (uint32_t i = 0; i < got; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&x->rx, idx + i);
 		const uint8_t *f = xsk_umem__get_data(x->area, xsk_umem__add_offset_to_addr(d->addr));
+		struct uroce_io_pkt *p = &pkts[out];
 
-		if (uroce_xdp_frame_decode(f, d->len, &pkts[out])) {
-			x->c.truncated += (pkts[out].flags & UROCE_IO_PKT_TRUNC) != 0;
-			pkts[out].ts_ns = now;
-			out++;
-		} else {
+		if (!uroce_xdp_frame_decode(f, d->len, p)) {
 			x->c.bad_frames++;
+		} else {
+			x->c.truncated += (p->flags & UROCE_IO_PKT_TRUNC) != 0;
+			p->ts_ns = now;
+			out += !x->impaired || impair(x, p, now);
 		}
 		x->refill[x->nrefill++] = xsk_umem__extract_addr(d->addr);
 	}
-	xsk_ring_cons__release(&x->rx, got);
-	refill(x);
-	x->c.received += got;
+	if (got) {
+		xsk_ring_cons__release(&x->rx, got);
+		refill(x);
+		x->c.received += got;
+	}
+	/* A duplicate made above is due now: it follows its original. */
+	out += uroce_impair_hold_release(&x->hold, pkts + out, n - out, now, &x->c.truncated);
 	x->c.delivered += out;
 	return (int)out;
 }
@@ -538,10 +565,9 @@ static int xdp_fd(struct uroce_io *io)
 	return ((struct xdp *)io)->fd;
 }
 
-static void xdp_close(struct uroce_io *io)
+/* Releases what xdp_setup made, so that it can run again. */
+static void xdp_teardown(struct xdp *x)
 {
-	struct xdp *x = (struct xdp *)io;
-
 	uroce_xdp_filter_close(&x->filter); /* first: no more packets for a closing socket */
 	if (x->xsk)
 		xsk_socket__delete(x->xsk);
@@ -551,6 +577,20 @@ static void xdp_close(struct uroce_io *io)
 		munmap(x->area, x->area_len);
 	free(x->tx_free);
 	free(x->refill);
+	x->xsk = NULL;
+	x->umem = NULL;
+	x->area = NULL;
+	x->tx_free = x->refill = NULL;
+	x->ntx_free = x->nrefill = x->unsent = 0;
+	x->fd = -1;
+}
+
+static void xdp_close(struct uroce_io *io)
+{
+	struct xdp *x = (struct xdp *)io;
+
+	xdp_teardown(x);
+	uroce_impair_hold_free(&x->hold);
 	free(x);
 }
 
@@ -683,7 +723,8 @@ int uroce_xdp_open(const struct uroce_xdp_cfg *cfg, struct uroce_io **out)
 	if (!cfg || !out || !cfg->ifname || !cfg->resolve)
 		return UROCE_EINVAL;
 	frames = cfg->frames ? cfg->frames : UROCE_XDP_FRAMES;
-	if (frames < 64 || frames > 65536 || (frames & (frames - 1)) || cfg->queue >= 1024)
+	if (frames < 64 || frames > 65536 || (frames & (frames - 1)) || cfg->queue >= 1024 ||
+	    cfg->hold_pkts > (1u << 20))
 		return UROCE_EINVAL;
 	if (!(x = calloc(1, sizeof(*x))))
 		return UROCE_ENOMEM;
@@ -692,7 +733,23 @@ int uroce_xdp_open(const struct uroce_xdp_cfg *cfg, struct uroce_io **out)
 	x->filter.prog_fd = x->filter.map_fd = x->filter.link_fd = -1;
 	x->resolve = cfg->resolve;
 	x->resolve_arg = cfg->resolve_arg;
-	if ((err = xdp_setup(x, cfg, frames))) {
+	if (cfg->impair) {
+		if ((err = uroce_impair_init(&x->im, cfg->impair, 0))) {
+			free(x);
+			return err;
+		}
+		x->impaired = true;
+	}
+	if (!(err = uroce_impair_hold_init(&x->hold, cfg->hold_pkts ? cfg->hold_pkts : 1024))) {
+		/* The kernel frees a closed AF_XDP socket's hold on its queue from a work queue:
+		 * a handle reopened on the queue at once finds it busy for a millisecond or two. */
+		for (int tries = 0; (err = xdp_setup(x, cfg, frames)) == UROCE_EBUSY && tries < 50;
+		     tries++) {
+			xdp_teardown(x);
+			usleep(2000);
+		}
+	}
+	if (err) {
 		int saved = errno;
 		xdp_close(&x->io);
 		errno = saved;

@@ -9,7 +9,7 @@
  * Why: a kernel UDP socket costs a system call and the kernel's whole IP path per datagram,
  * on both sides; here a receiver reads a ring in shared memory and a sender makes one system
  * call per batch (docs/udp.md "AF_XDP"). The price: CAP_NET_ADMIN and CAP_BPF (or root), one
- * process per interface queue, no UROCE_IMPAIR, frames of at most UROCE_XDP_MAX_FRAME bytes.
+ * process per interface queue, frames of at most UROCE_XDP_MAX_FRAME bytes.
  *
  * Not thread-safe: one thread (the device's progress thread) uses a handle. */
 #ifndef UROCE_IO_XDP_H
@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "impair.h"
 #include "io.h"
 
 #define UROCE_XDP_FRAMES 4096 /* default UMEM frames: half for receiving, half for sending */
@@ -41,6 +42,11 @@ struct uroce_xdp_cfg {
 	uint32_t frames;         /* UMEM frames, a power of two in 64..2^16; 0: UROCE_XDP_FRAMES */
 	uroce_xdp_resolve_fn resolve;
 	void *resolve_arg;
+	/* NULL: none. Applied to every received packet (UROCE_IMPAIR), as the UDP backend does;
+	 * salt 0. hold_pkts: places in the hold queue (delayed and duplicated packets); 0: 1024,
+	 * at most 2^20. */
+	const struct uroce_impair_cfg *impair;
+	uint32_t hold_pkts;
 };
 
 /* Counters of a handle; every packet given to send() ends in exactly one of sent,
@@ -59,7 +65,13 @@ struct uroce_xdp_cfg {
 	X(received, "frames read from the receive ring")                                      \
 	X(delivered, "packets handed to the caller")                                          \
 	X(truncated, "packets longer than the caller's buffer: cut and flagged TRUNC")          \
-	X(bad_frames, "dropped: not Ethernet + IPv4 (20-byte header, checksum good) or IPv6 + UDP, lengths consistent")
+	X(bad_frames, "dropped: not Ethernet + IPv4 (20-byte header, checksum good) or IPv6 + UDP, lengths consistent") \
+	X(impair_lost, "dropped by loss or burst loss")                                       \
+	X(impair_duplicated, "extra copies made")                                             \
+	X(impair_reordered, "packets held back by the reorder delay")                         \
+	X(impair_delayed, "packets held back by any delay (delay, jitter, reorder)")          \
+	X(impair_corrupted, "packets with flipped bits")                                      \
+	X(hold_full, "dropped: the hold queue was full, or the packet longer than a place")
 
 enum uroce_xdp_counter {
 #define UROCE_XDP_COUNTER_ENUM(name, desc) UROCE_XDP_C_##name,
@@ -93,8 +105,9 @@ const char *uroce_xdp_counter_desc(enum uroce_xdp_counter c);
  *   cached; refreshed every UROCE_XDP_NEIGH_REFRESH_NS). Every datagram is taken, and counted
  *   as sent or under the reason it was dropped, as a network would lose it; packets whose
  *   next hop is being resolved wait, and next_deadline says when to look again.
- * - recv: nonblocking; fills up to n descriptors from the receive ring, ts_ns =
- *   uroce_xdp_now() at the call; a packet longer than cap is cut and flagged TRUNC.
+ * - recv: nonblocking; fills up to n descriptors: held packets that are due (impairments),
+ *   then frames from the receive ring, impaired when asked; ts_ns is the time of the call; a
+ *   packet longer than cap is cut and flagged TRUNC.
  * - fd: the AF_XDP socket, readable while the receive ring has frames.
  * - close: detaches the program, frees the socket and the UMEM. */
 int uroce_xdp_open(const struct uroce_xdp_cfg *cfg, struct uroce_io **out);

@@ -497,13 +497,10 @@ static int open_xdp(struct uv_port *p)
 		.queue = dev->xdp_queue,
 		.resolve = resolve_neighbour,
 		.resolve_arg = dev,
+		.impair = p->impaired ? &p->impair : NULL,
 	};
 	int err;
 
-	if (p->impaired) {
-		fprintf(stderr, "uroce: UROCE_IMPAIR applies to the UDP backend only, not UROCE_XDP\n");
-		return ENOTSUP;
-	}
 	if (!(err = uroce_xdp_open(&cfg, &p->io))) {
 		uint32_t queues = uroce_xdp_rx_queues(p->io);
 		if (queues > 1)

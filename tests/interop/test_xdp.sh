@@ -3,8 +3,8 @@
 # The AF_XDP backend (UROCE_XDP, docs/udp.md "AF_XDP") with unmodified programs: two network
 # namespaces, each with a veth u0 into a bridge in a third, IPv4 and IPv6 addresses on them,
 # one process in each namespace with UROCE_XDP=u0. RC, UD and SRQ pingpongs over IPv4 and IPv6,
-# perftest's SEND, WRITE, READ and atomic tests, and the errors a user gets when the interface
-# cannot be used. Traffic is captured on the bridge and must decode in tshark with no
+# perftest's SEND, WRITE, READ and atomic tests, WRITE and READ with UROCE_IMPAIR, and the
+# errors a user gets when the interface cannot be used. Traffic is captured on the bridge and must decode in tshark with no
 # malformed packet and every ICRC verifying (icrc_check.py, independent of uroce's CRC code).
 # Needs root (namespaces, XDP); skipped without.
 set -u
@@ -64,7 +64,7 @@ run() # NS PROGRAM ARGS...: a program in a namespace on uroce's AF_XDP backend
 {
 	local ns=$1
 	shift
-	ic_cmd UROCE_XDP=u0 -- "$@"
+	ic_cmd UROCE_XDP=u0 ${IMPAIR:+UROCE_IMPAIR=$IMPAIR} -- "$@"
 	ip netns exec "$ns" "${IC_CMD[@]}" </dev/null
 }
 
@@ -122,6 +122,12 @@ pair write_bw $bw $bw ib_write_bw -d uroce0 -x 0 -s 65536 -n 2000 -F -p 18906 --
 pair read_lat_ipv6 perftest-quiet $lat ib_read_lat -d uroce0 -x 1 -s 64 -n 2000 -F -p 18907 \
 	-- 10.77.0.1
 pair atomic_bw $bw $bw ib_atomic_bw -d uroce0 -x 0 -n 2000 -F -p 18908 -- 10.77.0.1
+# UROCE_IMPAIR acts on this backend's received packets too: 2 % loss and some reordering on
+# both sides, which RC recovers from.
+IMPAIR=loss=0.02,reorder=0.01,seed=3 pair write_bw_impaired perftest:300 perftest:300 \
+	ib_write_bw -d uroce0 -x 0 -s 65536 -n 300 -F -p 18910 -- 10.77.0.1
+IMPAIR=loss=0.02,seed=4 pair read_bw_impaired perftest:300 perftest:300 \
+	ib_read_bw -d uroce0 -x 0 -s 65536 -n 300 -F -p 18911 -- 10.77.0.1
 
 # Misuse: clear errors, no hang.
 check_error() # NAME EXPECTED-TEXT VAR=VALUE...: ibv_rc_pingpong must fail and say so
@@ -144,8 +150,7 @@ check_error() # NAME EXPECTED-TEXT VAR=VALUE...: ibv_rc_pingpong must fail and s
 	fi
 }
 check_error no_such_interface "UROCE_XDP=nosuch0: no usable address on nosuch0" UROCE_XDP=nosuch0
-check_error impair_refused "UROCE_IMPAIR applies to the UDP backend only" UROCE_XDP=u0 \
-	UROCE_IMPAIR=loss=0.01
+check_error bad_queue "the queue is not a number below 1024" UROCE_XDP=u0:x
 
 # The capture: no malformed packet, every ICRC verifies.
 if [ ${#caps[@]} -gt 0 ]; then
@@ -165,6 +170,20 @@ if [ ${#caps[@]} -gt 0 ]; then
 		ic_show "icrc_check.py" "$IC_TMP/icrc"
 	else
 		ic_pass capture "$(tail -n 1 "$IC_TMP/icrc")"
+	fi
+	# The loss acted: the capture point is before the receivers, so the packets they lost
+	# and RC sent again are there (the clean runs on this veth resend nothing).
+	dump=${UROCE_BUILD:-}/tools/uroce-dump/uroce-dump
+	if [ -x "$dump" ]; then
+		retx=$("$dump" -q -r "$cap" --flows=json 2>/dev/null | python3 -c '
+import json, sys
+print(sum(((f.get("requests") or {}).get("sequence") or {}).get("retransmitted_packets") or 0
+          for f in json.load(sys.stdin)["flows"]))')
+		if [ "${retx:-0}" -gt 0 ]; then
+			ic_pass capture_impaired_resends "$retx packets sent again"
+		else
+			ic_fail capture_impaired_resends "no packet was sent again: UROCE_IMPAIR did not act"
+		fi
 	fi
 fi
 ic_finish

@@ -4,7 +4,8 @@
  * of the handle on the other byte for byte, over IPv4 and IPv6, with their addresses and TOS;
  * a batch longer than the kernel's 32 frames per system call arrives whole; a packet longer
  * than the caller's buffer is cut and flagged; the next hop comes from the resolver, packets
- * wait in order while it is unresolved and leave when it is; datagrams the
+ * wait in order while it is unresolved and leave when it is; UROCE_IMPAIR's loss,
+ * duplication and delay act on receive; datagrams the
  * backend cannot send are refused or counted; misuse gets its error. Skipped (77) without
  * root or without veth. Waiting is poll() on the handle's fd with a generous timeout. */
 #include "testutil.h"
@@ -235,6 +236,69 @@ static void test_unresolved_next_hop(void **state)
 	assert_int_equal(c->neigh_held, 16);
 }
 
+/* UROCE_IMPAIR on this backend: the same impairments as the UDP backend's, on receive. */
+static void test_impaired(void **state)
+{
+	static const struct uroce_impair_cfg lose_all = {.loss = 1}, dup_all = {.dup = 1},
+					     late = {.delay_ns = 5000000}; /* 5 ms */
+	const struct uroce_impair_cfg *cfgs[] = {&lose_all, &dup_all, &late};
+	uint8_t out[4][2048], in[8][2048];
+	struct uroce_io_pkt p[4], q[8];
+	(void)state;
+
+	for (int k = 0; k < 4; k++)
+		p[k] = (struct uroce_io_pkt){
+			.data = out[k],
+			.len = (uint32_t)build(out[k], sizeof(out[k]), &v4[0], &v4[1], (uint32_t)k,
+					       100 + 4 * (size_t)k, 0)};
+	for (int c = 0; c < 3; c++) {
+		struct uroce_xdp_cfg cfg = {.ifname = "x1", .resolve = resolve,
+					    .resolve_arg = &res[1], .impair = cfgs[c]};
+		uroce_io_close(io[1]); /* the fixture's receiver, reopened impaired */
+		io[1] = NULL;
+		assert_int_equal(uroce_xdp_open(&cfg, &io[1]), 0);
+		const union uroce_xdp_counters *rc = uroce_xdp_counters(io[1]);
+		for (int k = 0; k < 8; k++)
+			q[k] = (struct uroce_io_pkt){.data = in[k], .cap = sizeof(in[k])};
+		assert_int_equal(uroce_io_send(io[0], p, 4), 4);
+		if (c == 0) { /* every packet lost: none delivered, all counted */
+			struct pollfd pfd = {.fd = uroce_io_fd(io[1]), .events = POLLIN};
+			size_t seen = 0;
+			while (seen < 4 && poll(&pfd, 1, WAIT_MS) > 0) {
+				assert_int_equal(uroce_io_recv(io[1], q, 8), 0);
+				seen = rc->received;
+			}
+			assert_int_equal(rc->impair_lost, 4);
+			assert_int_equal(rc->delivered, 0);
+		} else if (c == 1) { /* each twice, the originals in order (a copy follows the
+				      * packets of its own recv call) */
+			int seen[4] = {0}, next = 0;
+			assert_int_equal(recv_all(io[1], q, 8), 8);
+			for (int k = 0; k < 8; k++) {
+				int j = ((int)q[k].len - (int)p[0].len) / 4; /* lengths: 4k more */
+				assert_true(j >= 0 && j < 4);
+				assert_memory_equal(in[k], out[j], p[j].len);
+				if (!seen[j]++)
+					assert_int_equal(j, next++);
+			}
+			assert_int_equal(next, 4);
+			assert_int_equal(rc->impair_duplicated, 4);
+		} else { /* held, the deadline says when, then delivered in order */
+			struct pollfd pfd = {.fd = uroce_io_fd(io[1]), .events = POLLIN};
+			while (rc->received < 4 && poll(&pfd, 1, WAIT_MS) > 0)
+				assert_int_equal(uroce_io_recv(io[1], q, 8), 0);
+			assert_int_equal(rc->impair_delayed, 4);
+			uint64_t due = uroce_io_next_deadline(io[1]);
+			assert_true(due != UINT64_MAX);
+			usleep(6000);
+			assert_int_equal(uroce_io_recv(io[1], q, 8), 4);
+			for (int k = 0; k < 4; k++)
+				assert_memory_equal(in[k], out[k], p[k].len);
+			assert_int_equal(uroce_io_next_deadline(io[1]), UINT64_MAX);
+		}
+	}
+}
+
 static void test_refused_and_too_big(void **state)
 {
 	uint8_t out[4096], junk[64] = {0x45};
@@ -295,6 +359,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exchange_ipv6, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unresolved_next_hop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_impaired, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_and_too_big, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
 	};
