@@ -41,9 +41,6 @@
 #define NEIGH_HOLD 16
 #define NEIGH_RETRY_NS 1000000ull        /* 1 ms */
 #define NEIGH_GIVE_UP_NS 3000000000ull  /* 3 s */
-/* The kernel's generic (copy-mode) transmit takes at most this many frames per system call
- * (TX_BATCH_SIZE in net/xdp/xsk.c) and says EAGAIN when more wait. */
-#define KERNEL_TX_BATCH 32
 
 struct neigh {
 	struct uroce_io_addr dst;
@@ -316,8 +313,9 @@ static void reclaim(struct xdp *x)
 }
 
 /* Tells the kernel to send what waits on the transmit ring. In copy mode each call sends at
- * most KERNEL_TX_BATCH frames, so a longer run takes several; a call that made no progress
- * (a full device queue) ends the loop, and the next send or recv tries again. */
+ * most 32 frames (TX_BATCH_SIZE in net/xdp/xsk.c; EAGAIN when more wait), so a longer run
+ * takes several; a call that made no progress (a full device queue) ends the loop, and the
+ * next send or recv tries again. */
 static void kick(struct xdp *x)
 {
 	while (x->unsent) {

@@ -335,6 +335,10 @@ static void test_open_errors(void **state)
 	assert_int_equal(uroce_xdp_open(&cfg, &h), UROCE_EINVAL);
 	assert_null(h);
 	assert_null(uroce_xdp_counters(NULL));
+	assert_string_equal(uroce_xdp_counter_name(UROCE_XDP_C_send_no_neighbour),
+			    "send_no_neighbour");
+	assert_non_null(uroce_xdp_counter_desc(UROCE_XDP_C_hold_full));
+	assert_null(uroce_xdp_counter_name(UROCE_XDP_NCOUNTERS));
 	assert_int_equal(uroce_xdp_rx_queues(io[0]), 1);
 }
 
