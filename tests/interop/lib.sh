@@ -399,3 +399,42 @@ ic_only_retry_exceeded()
 	[ "$2" = 1 ] && grep -Eq "$re" "$1" &&
 		! ic_error_lines "$1" | grep -vE "$re" | grep -qvE '^parse WC failed [0-9]+$'
 }
+
+# ic_ns_pair NAME KIND_SERVER KIND_CLIENT NS ARGS... -- CLIENT_EXTRA...: a pair of programs in
+# network namespaces, for the tests that run them there (tests/verbs/test_ipv6.sh,
+# tests/interop/test_xdp.sh). The caller defines ic_server and ic_client (PROGRAM ARGS...: run
+# it with the test's namespace and environment); ARGS end with the TCP port, on which the
+# server must listen in namespace NS before the client starts. Judged as ic_pair does, outputs
+# in $IC_TMP/NAME.server and $IC_TMP/NAME.client.
+ic_ns_pair()
+{
+	local name=$1 ks=$2 kc=$3 ns=$4
+	shift 4
+	local args=() srv rc_s rc_c problems s="$IC_TMP/$name.server" c="$IC_TMP/$name.client"
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	shift
+	ic_server "${args[@]}" >"$s" 2>&1 &
+	srv=$!
+	for _ in $(seq 100); do
+		ip netns exec "$ns" ss -ltn | grep -q ":${args[-1]} " && break
+		sleep 0.1
+	done
+	ic_client "${args[@]}" "$@" >"$c" 2>&1
+	rc_c=$?
+	[ $rc_c -eq 0 ] || kill "$srv" 2>/dev/null # a server without its client never ends
+	wait "$srv"
+	rc_s=$?
+	problems=$( {
+		ic_check_output "$name" server "$s" "$rc_s" "$ks"
+		ic_check_output "$name" client "$c" "$rc_c" "$kc"
+	})
+	if [ -z "$problems" ]; then
+		ic_pass "$name"
+		return
+	fi
+	ic_fail "$name" "$(tr '\n' ';' <<<"$problems")"
+	ic_show "server output" "$s"
+	ic_show "client output" "$c"
+	[ -s "$s.leaks" ] && ic_show "server leaks inside uroce" "$s.leaks"
+	[ -s "$c.leaks" ] && ic_show "client leaks inside uroce" "$c.leaks"
+}

@@ -78,35 +78,11 @@ else
 	ic_pass devinfo
 fi
 
+ic_server() { run "$a" "$@"; }
+ic_client() { run "$b" "$@"; }
 pair() # NAME SERVER-KIND CLIENT-KIND ARGS... -- CLIENT-EXTRA...: server in a, client in b;
 {      # the kinds as ic_check_output takes them
-	local name=$1 ks=$2 kc=$3
-	shift 3
-	local args=() srv rc_s rc_c problems s="$IC_TMP/$name.server" c="$IC_TMP/$name.client"
-	while [ "$1" != -- ]; do args+=("$1"); shift; done
-	shift
-	run "$a" "${args[@]}" >"$s" 2>&1 &
-	srv=$!
-	for _ in $(seq 100); do
-		ip netns exec "$a" ss -ltn | grep -q ":${args[-1]} " && break
-		sleep 0.1
-	done
-	run "$b" "${args[@]}" "$@" >"$c" 2>&1
-	rc_c=$?
-	[ $rc_c -eq 0 ] || kill "$srv" 2>/dev/null # a server without its client never ends
-	wait "$srv"
-	rc_s=$?
-	problems=$( {
-		ic_check_output "$name" server "$s" "$rc_s" "$ks"
-		ic_check_output "$name" client "$c" "$rc_c" "$kc"
-	})
-	if [ -z "$problems" ]; then
-		ic_pass "$name"
-		return
-	fi
-	ic_fail "$name" "$(tr '\n' ';' <<<"$problems")"
-	ic_show "server output" "$s"
-	ic_show "client output" "$c"
+	ic_ns_pair "$1" "$2" "$3" "$a" "${@:4}"
 }
 
 # GID 0 is 10.77.0.x (IPv4 first), GID 1 fd00:77::x. The TCP exchange of connection data goes

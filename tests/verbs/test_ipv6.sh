@@ -30,37 +30,11 @@ run() # ADDR PROGRAM ARGS...: runs a program in the namespace on uroce with UROC
 	ip netns exec "$ns" "${IC_CMD[@]}" </dev/null
 }
 
+ic_server() { run fd00:75::1 "$@"; }
+ic_client() { run fd00:75::2 "$@"; }
 pair() # NAME KIND SERVER-ARGS... -- CLIENT-EXTRA...: server on ::1, client on ::2; KIND as
 {      # ic_check_output takes it, for both sides
-	local name=$1 kind=$2
-	shift 2
-	local args=() srv rc_s rc_c problems s="$IC_TMP/$name.server" c="$IC_TMP/$name.client"
-	while [ "$1" != -- ]; do args+=("$1"); shift; done
-	shift
-	run fd00:75::1 "${args[@]}" >"$s" 2>&1 &
-	srv=$!
-	for _ in $(seq 100); do
-		ip netns exec "$ns" ss -ltn | grep -q ":${args[-1]} " && break
-		sleep 0.1
-	done
-	run fd00:75::2 "${args[@]}" "$@" >"$c" 2>&1
-	rc_c=$?
-	[ $rc_c -eq 0 ] || kill "$srv" 2>/dev/null # a server without its client never ends
-	wait "$srv"
-	rc_s=$?
-	problems=$( {
-		ic_check_output "$name" server "$s" "$rc_s" "$kind"
-		ic_check_output "$name" client "$c" "$rc_c" "$kind"
-	})
-	if [ -z "$problems" ]; then
-		ic_pass "$name"
-		return
-	fi
-	ic_fail "$name" "$(tr '\n' ';' <<<"$problems")"
-	ic_show "server output" "$s"
-	ic_show "client output" "$c"
-	[ -s "$s.leaks" ] && ic_show "server leaks inside uroce" "$s.leaks"
-	[ -s "$c.leaks" ] && ic_show "client leaks inside uroce" "$c.leaks"
+	ic_ns_pair "$1" "$2" "$2" "$ns" "${@:3}"
 }
 
 # The programs exchange connection data over TCP on IPv4 (perftest's socket is AF_INET only):
