@@ -601,16 +601,16 @@ bool uroce_impair_receive(struct uroce_impair *im, struct uroce_impair_hold *h,
 
 	uroce_impair_apply(im, p->data, p->len, &v);
 	if (v.drop != UROCE_IMPAIR_KEEP) {
-		t->lost++;
+		t->impair_lost++;
 		return false;
 	}
-	t->corrupted += v.corrupt_bits != 0;
+	t->impair_corrupted += v.corrupt_bits != 0;
 	if (v.corrupt_bits) /* after any check the backend made: the engine must find it */
 		p->flags &= ~(uint32_t)UROCE_IO_PKT_ICRC_OK;
-	t->reordered += v.reordered;
-	t->duplicated += v.dup;
+	t->impair_reordered += v.reordered;
+	t->impair_duplicated += v.dup;
 	if (v.delay_ns) {
-		t->delayed++;
+		t->impair_delayed++;
 		/* Both or neither fit; either way each is held or counted hold_full. */
 		t->hold_full += !uroce_impair_hold_push(h, p, now + v.delay_ns);
 		if (v.dup)

@@ -132,10 +132,33 @@ size_t uroce_impair_hold_release(struct uroce_impair_hold *h, struct uroce_io_pk
 /* When the earliest held packet is due, or UINT64_MAX when none is held. */
 uint64_t uroce_impair_hold_next_due(const struct uroce_impair_hold *h);
 
-/* What uroce_impair_receive did, as counters a backend adds to its own. */
+/* What the impairments did to received packets: counters a backend that impairs keeps among
+ * its own (udp.h and xdp.h put this list in theirs), with their names and descriptions. */
+#define UROCE_IMPAIR_COUNTERS(X)                                                              \
+	X(impair_lost, "dropped by loss or burst loss")                                       \
+	X(impair_duplicated, "extra copies made")                                             \
+	X(impair_reordered, "packets held back by the reorder delay")                         \
+	X(impair_delayed, "packets held back by any delay (delay, jitter, reorder)")          \
+	X(impair_corrupted, "packets with flipped bits")                                      \
+	X(hold_full, "dropped: the hold queue was full, or the packet longer than a place")
+
+/* What one uroce_impair_receive call did. */
 struct uroce_impair_tally {
-	uint64_t lost, duplicated, reordered, delayed, corrupted, hold_full;
+#define UROCE_IMPAIR_TALLY_FIELD(name, desc) uint64_t name;
+	UROCE_IMPAIR_COUNTERS(UROCE_IMPAIR_TALLY_FIELD)
+#undef UROCE_IMPAIR_TALLY_FIELD
 };
+
+/* Adds a tally t to a backend's counters *c, whose fields include UROCE_IMPAIR_COUNTERS. */
+#define UROCE_IMPAIR_TALLY_ADD(c, t)                                                          \
+	do {                                                                                  \
+		(c)->impair_lost += (t).impair_lost;                                          \
+		(c)->impair_duplicated += (t).impair_duplicated;                              \
+		(c)->impair_reordered += (t).impair_reordered;                                \
+		(c)->impair_delayed += (t).impair_delayed;                                    \
+		(c)->impair_corrupted += (t).impair_corrupted;                                \
+		(c)->hold_full += (t).hold_full;                                              \
+	} while (0)
 
 /* The impairments of one packet just received into p (uroce_impair_apply), for a backend
  * that impairs what it receives (UROCE_IMPAIR). Returns true when p is to be delivered now.

@@ -941,12 +941,7 @@ static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts
 		struct uroce_impair_tally t = {0};
 		bool deliver = uroce_impair_receive(&u->im, &u->hold, p, now, &t);
 
-		u->c.impair_lost += t.lost;
-		u->c.impair_corrupted += t.corrupted;
-		u->c.impair_reordered += t.reordered;
-		u->c.impair_duplicated += t.duplicated;
-		u->c.impair_delayed += t.delayed;
-		u->c.hold_full += t.hold_full;
+		UROCE_IMPAIR_TALLY_ADD(&u->c, t);
 		if (!deliver)
 			return w;
 	}

@@ -75,12 +75,7 @@ struct uroce_udp_cfg {
 	X(runts, "dropped: UDP payload shorter than BTH + ICRC (16 bytes)")                   \
 	X(ip_id_solved, "IPv4 packets delivered with a solved nonzero Identification")        \
 	X(ip_id_unsolved, "IPv4 packets no Identification makes verify (delivered with ID 0)") \
-	X(impair_lost, "dropped by loss or burst loss")                                       \
-	X(impair_duplicated, "extra copies made")                                             \
-	X(impair_reordered, "packets held back by the reorder delay")                         \
-	X(impair_delayed, "packets held back by any delay (delay, jitter, reorder)")          \
-	X(impair_corrupted, "packets with flipped bits")                                      \
-	X(hold_full, "dropped: the hold queue was full, or the packet longer than a slot")
+	UROCE_IMPAIR_COUNTERS(X)
 
 enum uroce_udp_counter {
 #define UROCE_UDP_COUNTER_ENUM(name, desc) UROCE_UDP_C_##name,

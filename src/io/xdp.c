@@ -504,12 +504,7 @@ static bool impair(struct xdp *x, struct uroce_io_pkt *p, uint64_t now)
 	struct uroce_impair_tally t = {0};
 	bool deliver = uroce_impair_receive(&x->im, &x->hold, p, now, &t);
 
-	x->c.impair_lost += t.lost;
-	x->c.impair_corrupted += t.corrupted;
-	x->c.impair_reordered += t.reordered;
-	x->c.impair_duplicated += t.duplicated;
-	x->c.impair_delayed += t.delayed;
-	x->c.hold_full += t.hold_full;
+	UROCE_IMPAIR_TALLY_ADD(&x->c, t);
 	return deliver;
 }
 

@@ -66,12 +66,7 @@ struct uroce_xdp_cfg {
 	X(delivered, "packets handed to the caller")                                          \
 	X(truncated, "packets longer than the caller's buffer: cut and flagged TRUNC")          \
 	X(bad_frames, "dropped: not Ethernet + IPv4 (20-byte header, checksum good) or IPv6 + UDP, lengths consistent") \
-	X(impair_lost, "dropped by loss or burst loss")                                       \
-	X(impair_duplicated, "extra copies made")                                             \
-	X(impair_reordered, "packets held back by the reorder delay")                         \
-	X(impair_delayed, "packets held back by any delay (delay, jitter, reorder)")          \
-	X(impair_corrupted, "packets with flipped bits")                                      \
-	X(hold_full, "dropped: the hold queue was full, or the packet longer than a place")
+	UROCE_IMPAIR_COUNTERS(X)
 
 enum uroce_xdp_counter {
 #define UROCE_XDP_COUNTER_ENUM(name, desc) UROCE_XDP_C_##name,
