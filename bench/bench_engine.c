@@ -167,6 +167,7 @@ static void pump(struct bench *b, struct side *s)
 		if ((n = uroce_dev_write(s->dev, &tx, 0)))
 			uroce_io_send(s->io, b->pkts, n);
 	} while (n == BATCH);
+	uroce_dev_publish(s->dev);
 	uroce_sim_run_until(b->sim, 0);
 }
 

@@ -362,11 +362,12 @@ static void flush_out(struct node *n)
 		if (requests && !uroce_dev_write_requests(n->dev, &tx, g_now))
 			requests = false;
 		if (!requests && !uroce_dev_write(n->dev, &tx, g_now))
-			return;
+			break;
 		check_sent(n, io.data, io.len);
 		n->box_len[slot] = io.len;
 		n->count++;
 	}
+	uroce_dev_publish(n->dev); /* in the outbox is on the line */
 }
 
 /* Hands over a heap copy of exactly len bytes, so that ASan sees a read past its end. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "common/error.h"
+#include "qp.h"
 
 int uroce_cq_create(struct uroce_dev *dev, uint32_t depth, struct uroce_cq **out)
 {
@@ -14,7 +15,11 @@ int uroce_cq_create(struct uroce_dev *dev, uint32_t depth, struct uroce_cq **out
 	if (!(cq = calloc(1, sizeof(*cq))))
 		return UROCE_ENOMEM;
 	cq->size = pow2_at_least(depth);
-	if (!(cq->ring = calloc(cq->size, sizeof(*cq->ring)))) {
+	cq->ring = calloc(cq->size, sizeof(*cq->ring));
+	cq->due = calloc(cq->size, sizeof(*cq->due));
+	if (!cq->ring || !cq->due) {
+		free(cq->ring);
+		free(cq->due);
 		free(cq);
 		return UROCE_ENOMEM;
 	}
@@ -27,8 +32,15 @@ int uroce_cq_create(struct uroce_dev *dev, uint32_t depth, struct uroce_cq **out
 
 void cq_release(struct uroce_cq *cq)
 {
+	struct uroce_cq **pp = &cq->dev->publishing;
+
+	while (*pp && *pp != cq)
+		pp = &(*pp)->publish_next;
+	if (*pp)
+		*pp = cq->publish_next;
 	dev_obj_del(&cq->obj);
 	free(cq->ring);
+	free(cq->due);
 	free(cq);
 }
 
@@ -42,9 +54,10 @@ int uroce_cq_destroy(struct uroce_cq *cq)
 
 void cq_push(struct uroce_cq *cq, const struct uroce_wc *wc)
 {
-	uint32_t tail = atomic_load_explicit(&cq->tail, memory_order_relaxed);
+	uint32_t slot = cq->staged & (cq->size - 1);
 
-	if (tail - atomic_load_explicit(&cq->head, memory_order_acquire) == cq->depth) {
+	/* Acquire: the consumer has read the slots it gave back before they are written. */
+	if (cq->staged - atomic_load_explicit(&cq->head, memory_order_acquire) == cq->depth) {
 		/* IBA 11.6.3: a CQ overrun is an affiliated asynchronous error of the CQ. The
 		 * completion cannot be stored anywhere: it is lost, and the CQ stays in error. */
 		if (!atomic_load_explicit(&cq->overrun, memory_order_relaxed))
@@ -52,9 +65,55 @@ void cq_push(struct uroce_cq *cq, const struct uroce_wc *wc)
 		atomic_store_explicit(&cq->overrun, true, memory_order_release);
 		return;
 	}
-	cq->ring[tail & (cq->size - 1)] = *wc;
-	/* Release: the entry is written before the consumer can see the new tail. */
-	atomic_store_explicit(&cq->tail, tail + 1, memory_order_release);
+	cq->ring[slot] = *wc;
+	/* The responses the QP owes up to now, and the one this completion's own packet may
+	 * still ask for: it takes the next number. */
+	cq->due[slot] = wc->qp ? wc->qp->owed + 1 : 0;
+	cq->staged++;
+	if (!cq->publishing) {
+		cq->publishing = true;
+		cq->publish_next = cq->dev->publishing;
+		cq->dev->publishing = cq;
+	}
+}
+
+/* Whether qp still has to send a response numbered due or lower (uroce_qp.owed): nothing is
+ * owed by a QP that sends no responses now (not RC, not in a state that answers, the port
+ * down), since none will ever be sent. */
+static bool owes_up_to(const struct uroce_qp *qp, uint32_t due)
+{
+	const struct resp_state *rs = &qp->resp;
+
+	if (qp->type != UROCE_QPT_RC || !qp_can_receive(qp) || !qp->dev->port_active)
+		return false;
+	if (rs->ack_pending && (int32_t)(rs->ack_owed_at - due) <= 0)
+		return true;
+	for (uint32_t i = 0; i < rs->nres; i++)
+		if (rs->res[i].pending && (int32_t)(rs->res[i].owed_at - due) <= 0)
+			return true;
+	return false;
+}
+
+bool cq_publish(struct uroce_cq *cq)
+{
+	uint32_t tail = atomic_load_explicit(&cq->tail, memory_order_relaxed);
+
+	while (tail != cq->staged) {
+		const struct uroce_wc *wc = &cq->ring[tail & (cq->size - 1)];
+		if (wc->qp && owes_up_to(wc->qp, cq->due[tail & (cq->size - 1)]))
+			break;
+		tail++;
+	}
+	/* Release: the entries are written before the consumer can see the new tail. */
+	atomic_store_explicit(&cq->tail, tail, memory_order_release);
+	return tail == cq->staged;
+}
+
+void cq_forget_qp(struct uroce_cq *cq, const struct uroce_qp *qp)
+{
+	for (uint32_t i = atomic_load_explicit(&cq->tail, memory_order_relaxed); i != cq->staged; i++)
+		if (cq->ring[i & (cq->size - 1)].qp == qp)
+			cq->ring[i & (cq->size - 1)].qp = NULL;
 }
 
 int uroce_cq_poll(struct uroce_cq *cq, struct uroce_wc *wc, int n)

@@ -317,6 +317,22 @@ size_t uroce_dev_write_requests(struct uroce_dev *dev, struct uroce_txbatch *tx,
 	return tx->n - n0;
 }
 
+/* ---- the ACK rule: completions become visible after what their QP owed has left ---- */
+
+void uroce_dev_publish(struct uroce_dev *dev)
+{
+	struct uroce_cq **pp = &dev->publishing, *cq;
+
+	while ((cq = *pp)) {
+		if (cq_publish(cq)) {
+			*pp = cq->publish_next;
+			cq->publishing = false;
+		} else {
+			pp = &cq->publish_next;
+		}
+	}
+}
+
 /* ---- timers ---- */
 
 void uroce_dev_on_timer(struct uroce_dev *dev, uint64_t now)

@@ -390,6 +390,13 @@ size_t uroce_dev_write(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t
  * leaves responses for uroce_dev_write. For a caller about to send what an application
  * just posted: its request then goes on the wire before the ACKs written with it. */
 size_t uroce_dev_write_requests(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t now);
+/* The ACK rule (docs/engine.md "The ACK rule"): completions are staged, and this call makes
+ * them visible to uroce_cq_poll, each once its QP has written every response it owed when
+ * the completion was pushed, including the one its own packet asks for (the ACK of a SEND,
+ * a READ response before it). Call it when every packet uroce_dev_write and
+ * uroce_dev_write_requests have produced so far has been handed to the network: after
+ * sending each batch, and after calls that complete work without writing (flushes). */
+void uroce_dev_publish(struct uroce_dev *dev);
 /* Takes in the work posted since the last call: schedules it, or flushes it on a QP in ERR
  * (in SQE, the send queue). uroce_dev_write and uroce_dev_write_requests call it first, and
  * destroying a QP does; a caller that only wants flush completions may call it alone. */
@@ -440,15 +447,16 @@ int uroce_ah_destroy(struct uroce_ah *ah);
 int uroce_cq_create(struct uroce_dev *dev, uint32_t depth, struct uroce_cq **out);
 /* UROCE_EBUSY while a QP uses it. */
 int uroce_cq_destroy(struct uroce_cq *cq);
-/* Takes up to n completions, oldest first; returns how many, or UROCE_EIO after an
- * overrun once the ring is empty (ibv_poll_cq returns an error then). The one call of the
+/* Takes up to n published completions (uroce_dev_publish), oldest first; returns how many,
+ * or UROCE_EIO after an overrun once the ring is empty (ibv_poll_cq returns an error then).
+ * The one call of the
  * engine that may run on another thread while the device's owner runs the engine: the CQ is a
  * single-producer single-consumer ring (pollers of one CQ must still take turns). */
 int uroce_cq_poll(struct uroce_cq *cq, struct uroce_wc *wc, int n);
-/* Completions pushed since creation (a free-running count: compare for change). Thread-safe
- * like uroce_cq_poll. */
+/* Completions published since creation (a free-running count: compare for change).
+ * Thread-safe like uroce_cq_poll. */
 uint32_t uroce_cq_pushed(const struct uroce_cq *cq);
-/* Completions waiting to be polled. Thread-safe like uroce_cq_poll. */
+/* Published completions waiting to be polled. Thread-safe like uroce_cq_poll. */
 uint32_t uroce_cq_count(const struct uroce_cq *cq);
 /* A pointer for the caller's own object (the verbs layer's ibv_cq). */
 void uroce_cq_set_user(struct uroce_cq *cq, void *user);

@@ -54,17 +54,25 @@ struct uroce_ah {
 
 /* A single-producer single-consumer ring: the engine pushes (under its owner's serialization),
  * uroce_cq_poll takes, and the two may run on different threads at once (the verbs layer polls
- * without the device lock). head and tail run freely; the slot is the value modulo size, a power
- * of two, while depth is the capacity the user asked for. */
+ * without the device lock). head, tail and staged run freely; the slot is the value modulo
+ * size, a power of two, while depth is the capacity the user asked for.
+ *
+ * The ACK rule (docs/engine.md): a completion is pushed at staged and becomes visible (tail
+ * moves over it) only in uroce_dev_publish, once what its QP owed the network when it was
+ * pushed has been handed to the caller's network: [tail, staged) wait. */
 struct uroce_cq {
 	struct obj obj;
 	struct uroce_dev *dev;
 	struct uroce_wc *ring;
+	uint32_t *due;            /* per slot: the QP's owed count the completion waits for */
 	uint32_t depth, size;
 	_Atomic uint32_t head;    /* next to take: written by the consumer only */
-	_Atomic uint32_t tail;    /* next free: written by the producer only */
+	_Atomic uint32_t tail;    /* next to publish: what the consumer may take stops here */
+	uint32_t staged;          /* next free: the producer's own */
 	uint32_t refs;            /* QPs using it */
 	_Atomic bool overrun;
+	bool publishing;          /* on the device's list of CQs with staged completions */
+	struct uroce_cq *publish_next;
 	void *user;
 };
 
@@ -152,6 +160,7 @@ struct resp_res {
 	uint32_t rkey, len;
 	uint64_t orig;             /* atomic: the value before the operation */
 	uint32_t msn;              /* MSN to put in the response AETH */
+	uint32_t owed_at;          /* the QP's owed count when it became pending */
 };
 
 /* The message being received (multi-packet SEND or RDMA WRITE). */
@@ -173,6 +182,7 @@ struct resp_state {
 	bool ack_pending;
 	uint8_t ack_syndrome;
 	uint32_t ack_psn, ack_msn;
+	uint32_t ack_owed_at;      /* the QP's owed count when the ACK/NAK became pending */
 	struct resp_res res[UROCE_MAX_RD_ATOMIC];
 	uint32_t nres, res_next;
 };
@@ -198,6 +208,11 @@ struct uroce_qp {
 	struct req_state req;
 	struct resp_state resp;
 	union uroce_counters cnt;
+	/* The ACK rule: every response the responder is asked to send (an ACK or NAK becoming
+	 * pending, a READ or atomic response) takes the next value of owed, and every completion
+	 * of the QP waits for the responses numbered up to one past the count at its push, i.e.
+	 * those owed before it and the one its own packet asks for (uroce_dev_publish). */
+	uint32_t owed;
 	struct uroce_qp *sched_next; /* in the device's transmit round robin */
 	bool scheduled;
 	/* On the device's list of QPs with work posted since the engine last looked
@@ -216,6 +231,7 @@ struct uroce_dev {
 	uint32_t next_qpn;         /* the next QP number to try */
 	struct uroce_mr **mrs;     /* by key >> 8; slot 0 unused so that key 0 is never valid */
 	uint8_t *mr_key;           /* the last key part given out per slot */
+	struct uroce_cq *publishing; /* CQs with staged completions (uroce_dev_publish) */
 	struct uroce_async_event ev[ASYNC_RING];
 	uint32_t ev_head, ev_count;
 	struct uroce_qp *sched_head, *sched_tail;

@@ -440,6 +440,9 @@ int uroce_qp_destroy(struct uroce_qp *qp)
 		qp->dev->gsi = NULL;
 	else
 		qp->dev->qps[qp_slot(qp->dev, qp->qpn)] = NULL;
+	cq_forget_qp(qp->scq, qp);
+	if (qp->rcq != qp->scq)
+		cq_forget_qp(qp->rcq, qp);
 	qp->pd->refs--;
 	qp->scq->refs--;
 	qp->rcq->refs--;

@@ -48,6 +48,8 @@ static void ack_schedule(struct uroce_qp *qp, uint8_t syndrome, uint32_t psn)
 		int32_t d = uroce_psn_diff(psn, rs->ack_psn);
 		if (d < 0 || (d == 0 && uroce_aeth_type(syndrome) == UROCE_AETH_ACK))
 			return;
+	} else {
+		rs->ack_owed_at = ++qp->owed;
 	}
 	rs->ack_pending = true;
 	rs->ack_syndrome = syndrome;
@@ -80,6 +82,8 @@ static void resp_fail(struct uroce_qp *qp, uint32_t psn, uint8_t code, enum uroc
 	struct resp_state *rs = &qp->resp;
 
 	rs->error = true;
+	if (!rs->ack_pending)
+		rs->ack_owed_at = ++qp->owed;
 	rs->ack_pending = true;
 	rs->ack_syndrome = uroce_aeth_syndrome(UROCE_AETH_NAK, code);
 	rs->ack_psn = psn;
@@ -276,6 +280,7 @@ static struct resp_res *res_alloc(struct uroce_qp *qp, uint32_t psn)
 	rs->res_next = (rs->res_next + 1) % rs->nres;
 	rs->msn = uroce_psn_add(rs->msn, 1);
 	memset(res, 0, sizeof(*res));
+	res->owed_at = ++qp->owed;
 	res->pending = true;
 	res->first_psn = res->cur_psn = psn;
 	res->msn = rs->msn;
@@ -405,6 +410,8 @@ static void rc_duplicate(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		eng_count(qp->dev, qp, UROCE_CNT_drop_dup_no_resource);
 		return;
 	}
+	if (!res->pending)
+		res->owed_at = ++qp->owed;
 	res->cur_psn = pkt->bth.psn;
 	res->pending = true;
 	res->replay = true;
@@ -660,7 +667,16 @@ static void emit_res(struct uroce_qp *qp, struct uroce_txbatch *tx, struct resp_
 {
 	struct xmit_pkt p = {.av = &qp->attr.ah_attr, .destqp = qp->attr.dest_qp_num,
 			     .psn = res->cur_psn};
+	struct resp_state *rs = &qp->resp;
 
+	/* A response acknowledges every request before it (IBA 9.7.5.1), so the first one to a
+	 * new READ or atomic takes the place of an ACK still pending for an earlier PSN, which
+	 * would only follow it as a stale duplicate. Kept, it would wait behind a requester
+	 * that streams READs, and the completions it covers with it (the ACK rule). */
+	if (!res->replay && res->cur_psn == res->first_psn && rs->ack_pending &&
+	    uroce_aeth_type(rs->ack_syndrome) == UROCE_AETH_ACK &&
+	    uroce_psn_lt(rs->ack_psn, res->first_psn))
+		rs->ack_pending = false;
 	p.ext.aeth.syndrome = ACK_SYNDROME;
 	p.ext.aeth.msn = res->msn;
 	if (res->kind == RES_ATOMIC) {

@@ -249,7 +249,7 @@ int uv_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 	/* Empty: make progress here rather than wait for the progress thread to be scheduled,
 	 * then look again. No lock is taken when another thread is already running a round. */
 	if (!uroce_cq_count(cq->eng)) {
-		uv_port_poll(port_of(ibcq->context), cq);
+		uv_port_poll(port_of(ibcq->context));
 		if (!uroce_cq_count(cq->eng)) {
 			k = uroce_cq_poll(cq->eng, e, 0);
 			return k < 0 ? -1 : 0;

@@ -23,13 +23,6 @@
 #define UV_DEV_NAME "uroce0"
 #define UV_MAX_GIDS UROCE_MAX_GIDS
 #define UV_BATCH 64 /* packets per recvmmsg / sendmmsg */
-/* A round sends at most this many request packets ahead of the ACKs written with them
- * (progress.c, write_and_send), so a reply from a uroce peer overtakes the ACK of the message
- * before it by at most that many: every send queue gets that many slots more than the
- * application asked for (ibv_create_qp(3) allows more, never less), so that an application
- * that sized its queue for ACKs arriving first, as perftest's latency tests (one slot) do,
- * never finds it full. */
-#define UV_SEND_SLACK (UV_BATCH / 2)
 
 /* ibv_query_gid_type()'s answer (rdma-core's driver.h, enum ibv_gid_type_sysfs, which the
  * public headers do not ship). */
@@ -68,7 +61,6 @@ struct uv_port {
 	_Atomic bool napping;   /* the thread naps while an application polls (progress.c) */
 	_Atomic bool kicked;    /* work was posted since the thread last looked */
 	_Atomic bool posted;    /* work was posted since the last round wrote packets */
-	_Atomic bool unwritten; /* a poller's round left the engine's answers unwritten */
 	unsigned refs;          /* open contexts */
 	struct uv_cq *armed;    /* CQs with a notification request, linked by next_armed */
 	struct uv_context *contexts; /* for asynchronous events */
@@ -181,7 +173,7 @@ void uv_port_deliver(struct uv_port *port);
 void uv_port_flush(struct uv_port *port);
 /* Runs one engine round on the calling thread if no other thread runs one: true when
  * packets moved. For pollers of an empty CQ, which pass it. */
-bool uv_port_poll(struct uv_port *port, struct uv_cq *cq);
+bool uv_port_poll(struct uv_port *port);
 /* Ends the progress thread's nap (progress.c, nap), if it naps: for an application that is
  * about to wait for an event rather than poll. */
 void uv_port_end_nap(struct uv_port *port);

@@ -33,7 +33,9 @@
 #define UV_SPIN_US_DEFAULT 0
 #define UV_APP_POLLING_NS 5000 /* an application that ran a round this recently polls */
 #define UV_NAP_MIN_NS 2000     /* the progress thread's naps while it does (nap) */
-#define UV_NAP_MAX_NS 1000000
+#define UV_NAP_MAX_NS 250000  /* a packet that arrives as the application stops polling waits
+                                * at most this long: within a local ACK timeout of 6 (262 us) */
+#define UV_EXIT_WAIT_NS 10000000 /* how long exit waits for a round in progress (port_at_exit) */
 
 static pthread_mutex_t port_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct uv_port *the_port;
@@ -267,57 +269,70 @@ static void send_all(struct uv_port *p, struct uroce_io_pkt *pkts, size_t n)
 	}
 }
 
+/* Makes visible the completions whose answers have left (the ACK rule, docs/verbs.md) and
+ * delivers their events and the asynchronous ones. The port lock and round_lock held, and
+ * every packet written in this round sent. */
+static void publish(struct uv_port *p)
+{
+	uroce_dev_publish(p->eng);
+	uv_port_deliver(p);
+}
+
+/* The end of a write that made n packets (round_lock held, the port lock not): sends them,
+ * then publishes. */
+static void send_and_publish(struct uv_port *p, size_t n)
+{
+	send_all(p, p->bufs->tx, n);
+	pthread_mutex_lock(&p->lock);
+	publish(p);
+	pthread_mutex_unlock(&p->lock);
+}
+
 /* Writes what the engine has to send now and sends it (round_lock held), requests first:
  * in one sendmmsg the kernel delivers each datagram before it takes the next, so an
- * application's reply is not kept waiting behind the ACKs written with it. */
+ * application's request is not kept waiting behind the ACKs written with it. Those ACKs
+ * answer packets whose completions nobody has seen yet: the ones seen were answered before
+ * they became visible. */
 static size_t write_and_send(struct uv_port *p, uint64_t now)
 {
-	struct uroce_txbatch tx = {.pkts = p->bufs->tx, .max = UV_SEND_SLACK};
+	struct uroce_txbatch tx = {.pkts = p->bufs->tx, .max = UV_BATCH / 2};
 
 	pthread_mutex_lock(&p->lock);
 	uroce_dev_write_requests(p->eng, &tx, now);
 	tx.max = UV_BATCH;
 	uroce_dev_write(p->eng, &tx, now);
-	uv_port_deliver(p); /* UC and UD sends complete as they leave */
 	p->deadline = uroce_dev_next_deadline(p->eng);
+	if (!tx.n)
+		publish(p);
 	pthread_mutex_unlock(&p->lock);
 	if (tx.n)
-		send_all(p, p->bufs->tx, tx.n);
+		send_and_publish(p, tx.n);
 	return tx.n;
 }
 
-/* Sends what was posted, or left unwritten by a poller's round, since the last time
- * (round_lock held); returns the number of packets sent. */
+/* Sends what was posted since the last time (round_lock held); returns the number of
+ * packets sent. */
 static size_t send_pending(struct uv_port *p)
 {
-	if (!(atomic_exchange_explicit(&p->posted, false, memory_order_acquire) |
-	      atomic_exchange_explicit(&p->unwritten, false, memory_order_acquire)))
+	if (!atomic_exchange_explicit(&p->posted, false, memory_order_acquire))
 		return 0;
 	return write_and_send(p, uroce_udp_now());
 }
 
-/* One round, round_lock held: send what was posted (or left unwritten) since the last
- * round, receive a batch, run the engine on it under the port lock (fire due timers, write
- * what is to be sent, deliver events), then send. Whoever holds round_lock may run it: the
- * progress thread, or an application thread polling an empty CQ (`poller`), which saves the
- * hand-over between threads when the application spins anyway. One round at a time keeps
- * packets in arrival order, and the port lock is not held across the system calls, so
- * posting never waits for them.
- *
- * Two orderings keep system calls off the path a message waits on. Posted work leaves
- * before the receive call. And when the round put completions on the poller's CQ, the
- * engine's answers to what arrived (ACKs, mostly) stay unwritten in the engine, so that the
- * poller sees its completions one sendmmsg sooner; the ACK then leaves in one sendmmsg with
- * the reply the application posts. Whatever round comes next writes them: the poller's own,
- * or the progress thread's once the application has stopped polling (progress_main).
- * Returns the number of packets moved. */
-static size_t port_round(struct uv_port *p, struct uv_cq *poller)
+/* One round, round_lock held: send what was posted since the last round, receive a batch,
+ * run the engine on it under the port lock (fire due timers, write what is to be sent), send,
+ * then publish the completions (the ACK rule). Whoever holds round_lock may run it: the
+ * progress thread, or an application thread polling an empty CQ, which saves the hand-over
+ * between threads when the application spins anyway. One round at a time keeps packets in
+ * arrival order, and the port lock is not held across the system calls, so posting never
+ * waits for them. Posted work leaves before the receive call, so that it does not wait on
+ * it. Returns the number of packets moved. */
+static size_t port_round(struct uv_port *p)
 {
 	struct uv_bufs *b = p->bufs;
 	struct uroce_txbatch tx = {.pkts = b->tx, .max = UV_BATCH};
 	size_t moved = send_pending(p);
 	uint64_t now;
-	bool defer;
 	int i, n;
 
 	for (i = 0; i < UV_BATCH; i++) {
@@ -333,18 +348,13 @@ static size_t port_round(struct uv_port *p, struct uv_cq *poller)
 		uroce_dev_recv(p->eng, &b->rx[i], now);
 	if (now >= p->deadline)
 		uroce_dev_on_timer(p->eng, now);
-	defer = poller && n && uroce_cq_count(poller->eng);
-	if (!defer)
-		uroce_dev_write(p->eng, &tx, now);
-	uv_port_deliver(p);
+	uroce_dev_write(p->eng, &tx, now);
 	p->deadline = uroce_dev_next_deadline(p->eng);
+	if (!tx.n)
+		publish(p);
 	pthread_mutex_unlock(&p->lock);
-	if (defer) {
-		atomic_store_explicit(&p->unwritten, true, memory_order_release);
-		kick(p); /* a sleeping progress thread must not leave them there */
-	} else if (tx.n) {
-		send_all(p, b->tx, tx.n);
-	}
+	if (tx.n)
+		send_and_publish(p, tx.n);
 	return moved + (size_t)n + tx.n;
 }
 
@@ -353,21 +363,57 @@ void uv_port_flush(struct uv_port *p)
 	if (!atomic_load_explicit(&p->running, memory_order_acquire))
 		return;
 	pthread_mutex_lock(&p->round_lock);
-	send_pending(p);
+	if (!send_pending(p)) {
+		/* what a flush completed, which writes nothing */
+		pthread_mutex_lock(&p->lock);
+		publish(p);
+		pthread_mutex_unlock(&p->lock);
+	}
 	pthread_mutex_unlock(&p->round_lock);
 }
 
-bool uv_port_poll(struct uv_port *p, struct uv_cq *cq)
+bool uv_port_poll(struct uv_port *p)
 {
 	size_t moved;
 
 	if (!atomic_load_explicit(&p->running, memory_order_acquire) ||
 	    pthread_mutex_trylock(&p->round_lock))
 		return false;
-	moved = port_round(p, cq);
+	moved = port_round(p);
 	atomic_store_explicit(&p->app_polled, uroce_udp_now(), memory_order_relaxed);
 	pthread_mutex_unlock(&p->round_lock);
 	return moved > 0;
+}
+
+/* exit() and a return from main run the destructors while the progress thread still runs,
+ * and end the process right after: what the engine owes the network and has not written yet
+ * (the ACK of an RDMA WRITE whose data the application saw land in memory, work posted just
+ * before) is written and sent now, as a NIC would send it whatever the process does. What
+ * completions show needs nothing here (the ACK rule: their answers left before they became
+ * visible), which also covers _exit and fatal signals, where nothing runs. A round in
+ * progress on another thread is waited for, briefly: a signal handler that calls exit may
+ * have interrupted its holder. */
+__attribute__((destructor)) static void port_at_exit(void)
+{
+	struct timespec until;
+	struct uv_port *p;
+
+	if (pthread_mutex_trylock(&port_mutex))
+		return;
+	p = the_port;
+	clock_gettime(CLOCK_REALTIME, &until); /* the clock of pthread_mutex_timedlock */
+	until.tv_nsec += UV_EXIT_WAIT_NS;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	if (p && atomic_load_explicit(&p->running, memory_order_acquire) &&
+	    !pthread_mutex_timedlock(&p->round_lock, &until)) {
+		for (int i = 0; i < 16 && write_and_send(p, uroce_udp_now()); i++)
+			;
+		pthread_mutex_unlock(&p->round_lock);
+	}
+	pthread_mutex_unlock(&port_mutex);
 }
 
 /* ---- The thread ---- */
@@ -404,9 +450,9 @@ static void sleep_until(struct uv_port *p, uint64_t deadline, uint64_t now)
  * packets or posts (the application handles those), only by its timer, by the doorbell of
  * an application that arms a CQ (uv_port_end_nap: it is about to wait) and by a stop. It
  * bounds how long a packet that arrives just after the application stopped polling waits,
- * or what a poller left unwritten, so it starts short and doubles while the application
- * keeps polling (progress_main): an application that polls without a break, as a latency
- * test does, wakes the thread a thousand times a second; one that polls its CQ for a
+ * so it starts short and doubles while the application keeps polling (progress_main), up to
+ * UV_NAP_MAX_NS: an application that polls without a break, as a latency test does, wakes
+ * the thread four thousand times a second; one that polls its CQ for a
  * completion and then spins on memory for the peer's RDMA WRITE, as ib_write_lat does,
  * finds the thread on the socket within about UV_APP_POLLING_NS + UV_NAP_MIN_NS. */
 static void nap(struct uv_port *p, uint64_t ns)
@@ -451,7 +497,7 @@ static void *progress_main(void *arg)
 			continue;
 		}
 		nap_ns = UV_NAP_MIN_NS;
-		moved = port_round(p, NULL);
+		moved = port_round(p);
 		deadline = p->deadline;
 		io_deadline = uroce_io_next_deadline(p->io); /* the backend is round_lock's */
 		pthread_mutex_unlock(&p->round_lock);
@@ -469,11 +515,11 @@ static void *progress_main(void *arg)
 				sched_yield();
 			continue;
 		}
-		/* Posting and deferring set their flag, then look at `sleeping`; the thread sets
-		 * `sleeping`, then looks at the flags (all sequentially consistent): one of the two
-		 * sees the other, so nothing is left behind a sleep. */
+		/* Posting sets its flags, then looks at `sleeping`; the thread sets `sleeping`, then
+		 * looks at the flags (all sequentially consistent): one of the two sees the other,
+		 * so nothing is left behind a sleep. */
 		atomic_store(&p->sleeping, true);
-		if (!atomic_load(&p->kicked) && !atomic_load(&p->unwritten) && !atomic_load(&p->posted))
+		if (!atomic_load(&p->kicked) && !atomic_load(&p->posted))
 			sleep_until(p, deadline, now);
 		atomic_store(&p->sleeping, false);
 		now = last_busy = uroce_udp_now();

@@ -155,11 +155,7 @@ struct ibv_qp *uv_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_
 	a.send_cq = to_uv_cq(in->send_cq)->eng;
 	a.recv_cq = to_uv_cq(in->recv_cq)->eng;
 	a.srq = in->srq ? ((struct uv_srq *)in->srq)->eng : NULL;
-	a.cap.max_send_wr = in->cap.max_send_wr; /* plus UV_SEND_SLACK, up to the limit */
-	if (a.cap.max_send_wr <= UROCE_MAX_WR)
-		a.cap.max_send_wr = a.cap.max_send_wr > UROCE_MAX_WR - UV_SEND_SLACK
-					    ? UROCE_MAX_WR
-					    : a.cap.max_send_wr + UV_SEND_SLACK;
+	a.cap.max_send_wr = in->cap.max_send_wr;
 	a.cap.max_recv_wr = in->cap.max_recv_wr;
 	a.cap.max_send_sge = in->cap.max_send_sge;
 	a.cap.max_recv_sge = in->cap.max_recv_sge;
@@ -347,6 +343,7 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	pthread_mutex_unlock(&port->lock);
 	if (err)
 		return uv_errno(err);
+	uv_port_posted(port); /* its staged completions wait for nothing now: a round publishes */
 	uv_qp_ex_free(qp);
 	pthread_mutex_destroy(&ibqp->mutex);
 	pthread_cond_destroy(&ibqp->cond);

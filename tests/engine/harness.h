@@ -151,6 +151,7 @@ static inline void h_pump(struct h_net *net, int i, uint64_t now)
 				net->tap(net->tap_ctx, i, net->pkts[k].data, net->pkts[k].len, now);
 		assert_int_equal(uroce_io_send(nd->io, net->pkts, n), (int)n);
 	}
+	uroce_dev_publish(nd->dev); /* everything written is on the fabric */
 }
 
 /* Runs until nothing is pending or virtual time would pass `until`; returns the time. */

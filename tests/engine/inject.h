@@ -152,6 +152,7 @@ static inline void inj_deliver_flags(struct inj *t, uint32_t flags)
 	struct uroce_io_pkt io = {.data = t->pkt, .len = (uint32_t)t->len, .cap = sizeof(t->pkt),
 				  .flags = flags, .ts_ns = t->now};
 	uroce_dev_recv(t->dev, &io, t->now);
+	uroce_dev_publish(t->dev); /* nothing written is left unsent here: inj_out takes it all */
 }
 
 static inline void inj_deliver(struct inj *t) { inj_deliver_flags(t, 0); }
@@ -174,6 +175,7 @@ static inline int inj_out_n(struct inj *t, int max)
 		io[i].cap = UROCE_MAX_DATAGRAM;
 	}
 	t->nout = (int)uroce_dev_write(t->dev, &tx, t->now);
+	uroce_dev_publish(t->dev); /* what was written is taken: on the line */
 	for (int i = 0; i < t->nout; i++) {
 		assert_int_equal(uroce_pkt_dissect(&t->o[i], UROCE_LINK_IP, t->out[i], io[i].len), 0);
 		assert_int_equal(uroce_pkt_icrc_check(&t->o[i], NULL), UROCE_CRC_OK);

@@ -533,6 +533,7 @@ static void pump(struct run *r, int i, uint64_t now)
 			      uroce_pkt_icrc_check(&pkt, NULL) == UROCE_CRC_OK);
 		}
 		assert_int_equal(uroce_io_send(nd->io, net->pkts, n), (int)n);
+		uroce_dev_publish(nd->dev); /* what was written is on the fabric */
 		if (n < TX_BURST)
 			return;
 	}

@@ -201,6 +201,7 @@ static void test_IBA11_6_3_cq_overrun(void **state)
 	assert_int_equal(uroce_post_recv(qp, r, &bad), 0);
 	assert_int_equal(uroce_cq_count(cq), 0);
 	uroce_dev_take_posted(dev);
+	uroce_dev_publish(dev);
 	assert_int_equal(uroce_dev_get_async_event(dev, &ev), 1);
 	assert_int_equal(ev.type, UROCE_EVENT_CQ_ERR);
 	assert_ptr_equal(ev.element.cq, cq);
@@ -412,6 +413,7 @@ static struct uroce_qp *qp_in(struct qp_env *e, int t, enum uroce_qp_state s)
 	struct uroce_io_pkt io = {.data = pkt, .cap = sizeof(pkt)};
 	struct uroce_txbatch tx = {.pkts = &io, .max = 1};
 	assert_int_equal(uroce_dev_write(e->dev, &tx, 0), 0);
+	uroce_dev_publish(e->dev);
 	assert_int_equal(uroce_qp_state(qp), S(SQE));
 	struct uroce_wc wc;
 	assert_int_equal(uroce_cq_poll(e->cq, &wc, 1), 1);

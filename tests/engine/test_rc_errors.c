@@ -146,6 +146,7 @@ static void test_IBA9_7_5_2_8_rnr_retry_exhausted(void **state)
 		/* Work posted in ERR completes with a flush error when the engine takes it in. */
 		h_post_send(e.qp[0], UROCE_WR_RDMA_WRITE, 3, &a, 0, 8, h_va(&b, 0), uroce_mr_rkey(b.mr), 0);
 		uroce_dev_take_posted(e.net->node[0].dev);
+		uroce_dev_publish(e.net->node[0].dev);
 		wc = h_poll1(e.net, 0);
 		h_expect_wc(&wc, 3, UROCE_WC_WR_FLUSH_ERR, UROCE_WC_RDMA_WRITE);
 		/* The responder is unharmed. */

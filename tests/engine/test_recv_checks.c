@@ -85,15 +85,17 @@ static void deliver_accepted(struct inj *t)
 
 	inj_deliver(t);
 	assert_int_equal(h_counter(t->dev, UROCE_CNT_rcvd_pkts), rcvd + 1);
-	assert_int_equal(uroce_cq_poll(t->cq, &wc, 1), 1);
-	assert_int_equal(wc.status, UROCE_WC_SUCCESS);
-	assert_int_equal(wc.opcode, UROCE_WC_RECV);
 	if (t->qp->type == UROCE_QPT_RC) {
+		/* The ACK rule: the completion shows once its ACK has left. */
+		assert_int_equal(uroce_cq_poll(t->cq, &wc, 1), 0);
 		assert_int_equal(inj_out(t), 1);
 		inj_expect_ack(&t->o[0], 0x1F, psn);
 	} else {
 		assert_int_equal(inj_out(t), 0);
 	}
+	assert_int_equal(uroce_cq_poll(t->cq, &wc, 1), 1);
+	assert_int_equal(wc.status, UROCE_WC_SUCCESS);
+	assert_int_equal(wc.opcode, UROCE_WC_RECV);
 }
 
 /* Annex A17 CA17-20 puts IANA's port 4791 in the UDP destination port and CA17-24 drops
