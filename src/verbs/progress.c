@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/echo.h"
 #include "common/error.h"
 #include "io/udp.h"
 #include "io/xdp.h"
@@ -41,6 +42,7 @@ static struct uv_port *the_port;
 static uint32_t env_u32(const char *name, uint32_t def)
 {
 	const char *s = getenv(name);
+	struct uroce_echo e;
 	char *end;
 	unsigned long v;
 
@@ -48,7 +50,8 @@ static uint32_t env_u32(const char *name, uint32_t def)
 		return def;
 	v = strtoul(s, &end, 10);
 	if (*end || v > UINT32_MAX) {
-		fprintf(stderr, "uroce: %s=%s is not a number; using %u\n", name, s, def);
+		fprintf(stderr, "uroce: %s=%s is not a number; using %u\n", name,
+			uroce_echo(&e, s, (size_t)-1), def);
 		return def;
 	}
 	return (uint32_t)v;
@@ -59,7 +62,7 @@ static int port_create(struct uv_device *dev, struct uv_port **out)
 	struct uroce_dev_cfg cfg;
 	struct uv_port *p;
 	const char *spec = getenv("UROCE_IMPAIR");
-	char msg[160];
+	char msg[320]; /* the item echoed (at most UROCE_ECHO_MAX bytes) and the known keys */
 	size_t i;
 	int err;
 
