@@ -68,7 +68,7 @@ static enum uroce_counter not_rocev2(const struct uroce_pkt *pkt)
 	return UROCE_CNT_drop_malformed;
 }
 
-/* The pad rules (docs/engine.md "Receive path checks"). An InfiniBand packet is whole 4-byte
+/* The pad rules (docs/engine.md "Pad and length rules"). An InfiniBand packet is whole 4-byte
  * words: LRH.PktLen counts words (the VCRC of every native IB capture uroce checks sits at
  * PktLen x 4), and the BTH's PadCnt (IBA 9.2) is the 0..3 bytes that round the payload up to
  * them, (-payload) & 3. RoCEv2 has no LRH but carries the same transport packet, so its UDP
