@@ -27,8 +27,10 @@
 	X(retransmitted_pkts, "request packets sent again after a retry")                       \
 	X(naks_sent, "NAKs sent other than RNR NAKs (PSN sequence, invalid request, access, op)") \
 	X(acks_sent, "ACK packets sent (ATOMIC ACKNOWLEDGE included)")                          \
+	X(ud_send_too_long, "UD sends longer than the port MTU: no packet, success (C10-93.1.1)") \
 	X(drop_trunc, "drop: the datagram did not fit the receive buffer")                      \
 	X(drop_malformed, "drop: not a whole RoCEv2 packet (not UDP, bad lengths, reserved opcode)") \
+	X(drop_bad_pad, "drop: payload + BTH.PadCnt not whole 4-byte words, or a pad with no payload") \
 	X(drop_udp_port, "drop: UDP destination port is not 4791 (Annex A17 CA17-20, CA17-24)") \
 	X(drop_ip_header, "drop: IPv4 fragment or header checksum wrong (Annex A17 CA17-7/8, CA17-24)") \
 	X(drop_bad_icrc, "drop: ICRC mismatch")                                                 \

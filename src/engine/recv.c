@@ -68,6 +68,28 @@ static enum uroce_counter not_rocev2(const struct uroce_pkt *pkt)
 	return UROCE_CNT_drop_malformed;
 }
 
+/* The pad rules (docs/engine.md "Pad and length rules"). An InfiniBand packet is whole 4-byte
+ * words: LRH.PktLen counts words (the VCRC of every native IB capture uroce checks sits at
+ * PktLen x 4), and the BTH's PadCnt (IBA 9.2) is the 0..3 bytes that round the payload up to
+ * them, (-payload) & 3. RoCEv2 has no LRH but carries the same transport packet, so its UDP
+ * length must give whole words too; every header from the BTH to the ICRC being a multiple
+ * of 4 bytes, that is payload + PadCnt being one. An opcode without payload (ACK, READ
+ * request, atomic and its acknowledgement, CNP) has nothing to pad: PadCnt 0. Breaking
+ * either is malformed framing, like a bad LRH.PktLen, dropped in silence (Linux rxe checks
+ * neither; datenlord/blue-rdma's InputPktHandle.bsv also drops a pad with no payload).
+ * FIRST and MIDDLE carry exactly the MTU, whole words, so a pad there is a wrong length
+ * for the message's position: the responder's and completer's length rules, not these.
+ * `err` is the dissector's result: it stops after the extended headers, them decoded, when
+ * PadCnt is larger than what follows them (packet.h). */
+static bool bad_pad(const struct uroce_pkt *pkt, int err)
+{
+	if (err < 0)
+		return pkt->err_layer == UROCE_L_EXT && pkt->layers & UROCE_L_EXT;
+	if (pkt->bth.padcnt && !(pkt->op->flags & UROCE_OPF_PAYLOAD))
+		return true;
+	return (pkt->payload_len + pkt->bth.padcnt) & 3;
+}
+
 /* The header checks of IBA 9.6 (transport header validation) that come before the QP's
  * own: RoCEv2 framing (UDP port, IP header: Annex A17 CA17-24 drops packets whose IP and UDP
  * fields break A17.3.1 / A17.3.2), ICRC (CA17-22), destination (A17.4.4.2), TVer, P_Key,
@@ -78,13 +100,18 @@ static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_
 {
 	const uint32_t need = UROCE_L_BTH | UROCE_L_EXT | UROCE_L_ICRC;
 	struct uroce_qp *qp;
+	int err;
 
 	if (io->flags & UROCE_IO_PKT_TRUNC)
 		return UROCE_CNT_drop_trunc;
-	if (uroce_pkt_dissect(pkt, UROCE_LINK_IP, io->data, io->len) < 0)
+	err = uroce_pkt_dissect(pkt, UROCE_LINK_IP, io->data, io->len);
+	if (err < 0 && !bad_pad(pkt, err))
 		return UROCE_CNT_drop_malformed;
 	if (pkt->encap != UROCE_ENCAP_ROCEV2)
 		return not_rocev2(pkt);
+	/* With the other framing checks, before the ICRC, as rxe checks its lengths. */
+	if (bad_pad(pkt, err))
+		return UROCE_CNT_drop_bad_pad;
 	if ((pkt->layers & need) != need)
 		return UROCE_CNT_drop_malformed;
 	/* RoCEv2 peers send a 20-byte IPv4 header and no IPv6 extension headers (facts.md

@@ -68,8 +68,19 @@ static enum start wqe_start(struct uroce_qp *qp, struct swqe *w)
 	npkts = wi->flags & WRF_ATOMIC ? 1 : (w->len + qp->mtu - 1) / qp->mtu;
 	if (!npkts)
 		npkts = 1; /* a zero-length message is one packet */
-	/* UD: one message is one packet (IBA 9.8); a longer one is a local length error. */
-	if (npkts > MAX_MSG_PKTS || (type_is_datagram(qp->type) && w->len > qp->mtu)) {
+	/* UD: one message is one packet (IBA 9.8). For one longer than the port's MTU the base
+	 * specification has C10-93.1.1, as Linux rxe's rxe_req.c quotes it: "If the total sum
+	 * of all the buffer lengths specified for a UD message exceeds the MTU of the port as
+	 * returned by QueryHCA, the CI shall not emit any packets for this message. Further,
+	 * the CI shall not generate an error due to this condition." So no packet and a
+	 * successful completion, as rxe does; the counter makes it visible. A UD QP's MTU is
+	 * the port's (qp.c). */
+	if (type_is_datagram(qp->type) && w->len > qp->mtu) {
+		eng_count(qp->dev, qp, UROCE_CNT_ud_send_too_long);
+		pass_local(qp, w, SWQE_DONE, UROCE_WC_SUCCESS);
+		return START_DONE;
+	}
+	if (npkts > MAX_MSG_PKTS) {
 		pass_local(qp, w, SWQE_FAILED, UROCE_WC_LOC_LEN_ERR);
 		return START_DONE;
 	}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/echo.h"
 #include "common/error.h"
 #include "wire/ib.h"
 #include "wire/ip.h"
@@ -278,8 +279,10 @@ static void trim(const char **s, size_t *n)
 static int parse_fail(char *msg, size_t msglen, int err, const char *item, size_t n,
 		      const char *why)
 {
+	struct uroce_echo e;
+
 	if (msg && msglen)
-		snprintf(msg, msglen, "\"%.*s\": %s", (int)n, item, why);
+		snprintf(msg, msglen, "\"%s\": %s", uroce_echo(&e, item, n), why);
 	return err;
 }
 

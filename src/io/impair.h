@@ -46,7 +46,8 @@ struct uroce_impair_cfg {
  * or 0x hex, 64 bits). Spaces around keys and values and empty items are ignored; a repeated
  * key keeps its last value; numbers never depend on the locale. Returns 0, UROCE_EINVAL (an
  * unknown key or a value out of range) or UROCE_EFORMAT (an item without '=' or a malformed
- * number); when msg is not NULL a one-line explanation naming the item is written there. */
+ * number); when msg is not NULL a one-line explanation naming the item is written there
+ * (quoted as uroce_echo() shows outside text: at most its first 64 bytes). */
 int uroce_impair_parse(const char *spec, struct uroce_impair_cfg *out, char *msg,
 		       size_t msglen);
 

@@ -1137,8 +1137,11 @@ static int udp_setup(struct udp *u, const struct uroce_udp_cfg *cfg)
 		u->rx[i].fd = -1;
 		u->nrx++;
 		err = rx_open(u, &u->rx[i], &cfg->addrs[i]);
-		if (err < 0)
+		if (err < 0) {
+			if (cfg->failed_addr)
+				*cfg->failed_addr = i;
 			return err;
+		}
 	}
 	return 0;
 }

@@ -29,6 +29,10 @@ struct uroce_udp_cfg {
 	 * receives for every local address. */
 	const struct uroce_io_addr *addrs;
 	size_t naddrs;
+	/* NULL, or where a failed open writes the index in addrs of the address whose receive
+	 * socket could not be opened (left alone when the failure came before any), so that
+	 * the caller can name it: with UROCE_EBUSY, that <addr>:port is taken. */
+	size_t *failed_addr;
 	/* The port of the receive sockets and the destination port of every datagram sent; 0
 	 * means 4791. Tests use another one. The packets the engine sees always say 4791: the
 	 * rebuilt UDP header carries 4791 whatever the socket port (the ICRC covers it). */
@@ -102,7 +106,8 @@ const char *uroce_udp_counter_desc(enum uroce_udp_counter c);
  * or UROCE_EINVAL (no address or more than UROCE_UDP_MAX_ADDRS, a size over 2^20, an address
  * that is not local or has no IPv6 support, an impairment out of range), UROCE_EBUSY (an
  * <addr>:port is already bound), UROCE_ENOMEM (memory or descriptors exhausted) or UROCE_EIO
- * (another system call failure). When a system call failed, errno tells which error it was.
+ * (another system call failure). When a system call failed, errno tells which error it was,
+ * and cfg->failed_addr which address it was for.
  *
  * The handle's ops:
  * - send: takes whole IPv4/IPv6 + UDP datagrams (a 20-byte IPv4 header, no IPv6 extension

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/echo.h"
 #include "common/error.h"
 #include "priv.h"
 
@@ -33,15 +34,17 @@ static int xdp_choose(struct uv_device *d)
 {
 	const char *spec = getenv("UROCE_XDP");
 	const char *colon;
+	struct uroce_echo e;
 	size_t len, kept = 0;
 	char *end;
 
 	if (!spec || !*spec)
 		return 0;
+	uroce_echo(&e, spec, (size_t)-1);
 	colon = strchr(spec, ':');
 	len = colon ? (size_t)(colon - spec) : strlen(spec);
 	if (!len || len >= sizeof(d->xdp_if)) {
-		fprintf(stderr, "uroce: UROCE_XDP=%s: not an interface name\n", spec);
+		fprintf(stderr, "uroce: UROCE_XDP=%s: not an interface name\n", e.s);
 		return UROCE_EINVAL;
 	}
 	memcpy(d->xdp_if, spec, len);
@@ -51,7 +54,7 @@ static int xdp_choose(struct uv_device *d)
 		unsigned long q = strtoul(colon + 1, &end, 10);
 		if (errno || end == colon + 1 || *end || q >= 1024) {
 			fprintf(stderr, "uroce: UROCE_XDP=%s: the queue is not a number below 1024\n",
-				spec);
+				e.s);
 			return UROCE_EINVAL;
 		}
 		d->xdp_queue = (uint32_t)q;
@@ -61,7 +64,7 @@ static int xdp_choose(struct uv_device *d)
 			d->gid[kept++] = d->gid[i];
 	d->ngids = kept;
 	if (!kept) {
-		fprintf(stderr, "uroce: UROCE_XDP=%s: no usable address on %s%s\n", spec, d->xdp_if,
+		fprintf(stderr, "uroce: UROCE_XDP=%s: no usable address on %s%s\n", e.s, d->xdp_if,
 			getenv("UROCE_IP") ? " matches UROCE_IP" : "");
 		return UROCE_ENOENT;
 	}
@@ -74,13 +77,14 @@ static void device_init(void)
 {
 	struct uv_device *d = &the_device;
 	const char *only = getenv("UROCE_IP");
+	struct uroce_echo e;
 	int err;
 
 	err = uroce_netif_scan(only && *only ? only : NULL, d->gid, UV_MAX_GIDS, &d->ngids);
 	if (err || !d->ngids) {
 		the_device_err = err ? err : UROCE_EINVAL;
 		if (only && *only)
-			fprintf(stderr, "uroce: UROCE_IP=%s: %s\n", only,
+			fprintf(stderr, "uroce: UROCE_IP=%s: %s\n", uroce_echo(&e, only, (size_t)-1),
 				err == UROCE_EINVAL ? "not an IPv4 or IPv6 address"
 						    : "not an address of this host");
 		return;

@@ -13,6 +13,7 @@
  *
  * The passive side of RDMA WRITE, READ and atomics needs nothing from the application: the
  * thread answers on its own, as a NIC would. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/echo.h"
 #include "common/error.h"
 #include "io/udp.h"
 #include "io/xdp.h"
@@ -43,6 +45,7 @@ static struct uv_port *the_port;
 static uint32_t env_u32(const char *name, uint32_t def)
 {
 	const char *s = getenv(name);
+	struct uroce_echo e;
 	char *end;
 	unsigned long v;
 
@@ -50,7 +53,8 @@ static uint32_t env_u32(const char *name, uint32_t def)
 		return def;
 	v = strtoul(s, &end, 10);
 	if (*end || v > UINT32_MAX) {
-		fprintf(stderr, "uroce: %s=%s is not a number; using %u\n", name, s, def);
+		fprintf(stderr, "uroce: %s=%s is not a number; using %u\n", name,
+			uroce_echo(&e, s, (size_t)-1), def);
 		return def;
 	}
 	return (uint32_t)v;
@@ -61,7 +65,7 @@ static int port_create(struct uv_device *dev, struct uv_port **out)
 	struct uroce_dev_cfg cfg;
 	struct uv_port *p;
 	const char *spec = getenv("UROCE_IMPAIR");
-	char msg[160];
+	char msg[320]; /* the item echoed (at most UROCE_ECHO_MAX bytes) and the known keys */
 	size_t i;
 	int err;
 
@@ -564,10 +568,53 @@ static int open_xdp(struct uv_port *p)
 	return err == UROCE_EPERM ? EPERM : err == UROCE_EBUSY ? EBUSY : ENODEV;
 }
 
+/* Says why the UDP backend did not open so that the user can act: on which address, and
+ * for a taken <address>:4791 (another process, often another uroce program on the same
+ * address, has bound it) how to give this process another one (uroce.7 "UROCE_IP"). `which`
+ * is the address that failed, or ngids when the failure came before any. */
+static void udp_open_failed(const struct uv_device *dev, int err, int sys, size_t which)
+{
+	char at[4 * INET6_ADDRSTRLEN]; /* the address, or as many of the device's as fit */
+	char ip[INET6_ADDRSTRLEN];
+	size_t n = 0;
+
+	at[0] = '\0';
+	for (size_t i = which < dev->ngids ? which : 0; i < dev->ngids; i++) {
+		const struct uroce_io_addr *a = &dev->gid[i].addr;
+		inet_ntop(a->ipv6 ? AF_INET6 : AF_INET, a->ip, ip, sizeof(ip));
+		if (n + strlen(ip) + 6 >= sizeof(at)) {
+			snprintf(at + n, sizeof(at) - n, ", ...");
+			break;
+		}
+		n += (size_t)snprintf(at + n, sizeof(at) - n, "%s%s", n ? ", " : "", ip);
+		if (which < dev->ngids)
+			break; /* the one that failed */
+	}
+	if (err != UROCE_EBUSY) {
+		fprintf(stderr, "uroce: cannot open UDP port 4791 on %s: %s%s%s%s\n", at,
+			uroce_strerror(err), sys ? " (" : "", sys ? strerror(sys) : "", sys ? ")" : "");
+		return;
+	}
+	const struct uroce_io_addr *a = &dev->gid[which < dev->ngids ? which : 0].addr;
+	if (!a->ipv6 && a->ip[0] == 127) {
+		/* Every 127.x.y.z reaches lo: the next one is as good as any. */
+		snprintf(ip, sizeof(ip), "127.%u.%u.%u", a->ip[1], a->ip[2], a->ip[3] % 254u + 1);
+		fprintf(stderr, "uroce: UDP port 4791 of %s is taken (another process, perhaps "
+			"another uroce program, has bound it): give this process another address "
+			"with UROCE_IP, e.g. UROCE_IP=%s (any 127.x.y.z is on the loopback "
+			"interface)\n", at, ip);
+	} else {
+		fprintf(stderr, "uroce: UDP port 4791 of %s is taken (another process, perhaps "
+			"another uroce program, has bound it): give this process another address of "
+			"this host with UROCE_IP=<address>\n", at);
+	}
+}
+
 static int open_udp(struct uv_port *p)
 {
 	struct uroce_io_addr addrs[UV_MAX_GIDS];
 	struct uroce_udp_cfg cfg;
+	size_t failed = p->dev->ngids;
 	int err;
 
 	for (size_t i = 0; i < p->dev->ngids; i++)
@@ -575,12 +622,14 @@ static int open_udp(struct uv_port *p)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.addrs = addrs;
 	cfg.naddrs = p->dev->ngids;
+	cfg.failed_addr = &failed;
 	cfg.impair = p->impaired ? &p->impair : NULL;
 	cfg.no_gso = !env_u32("UROCE_GSO", 1); /* docs/udp.md "GSO" */
+	errno = 0;
 	if ((err = uroce_udp_open(&cfg, &p->io))) {
-		fprintf(stderr, "uroce: cannot open UDP port 4791: %s\n", uroce_strerror(err));
+		udp_open_failed(p->dev, err, errno, failed);
 		p->io = NULL;
-		return EADDRINUSE;
+		return err == UROCE_EBUSY ? EADDRINUSE : uv_errno(err);
 	}
 	return 0;
 }

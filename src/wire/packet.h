@@ -54,7 +54,9 @@ struct uroce_pkt {
 	enum uroce_encap encap;
 	uint32_t layers;       /* enum uroce_layer set */
 	int err;               /* 0, or the negative UROCE_E* code where dissection stopped */
-	uint32_t err_layer;    /* the enum uroce_layer bit whose decode failed */
+	uint32_t err_layer;    /* the enum uroce_layer bit whose decode failed; UROCE_L_EXT
+				* with UROCE_L_EXT in layers: the headers are whole and BTH
+				* PadCnt is larger than the bytes after them (UROCE_EBADLEN) */
 
 	struct uroce_eth eth;
 	struct uroce_ipv4 ip4;

@@ -395,6 +395,122 @@ static void test_A17_4_4_2_connected_qp_source_address(void **state)
 	}
 }
 
+/* Gives t->pkt the pad count pad and `delta` more bytes before the ICRC (fewer when
+ * negative: the last bytes before it go), with the IP and UDP lengths, the IPv4 header
+ * checksum and the ICRC made right: a packet that is whole in every respect but its pad. */
+static void repad(struct inj *t, uint8_t pad, int delta)
+{
+	size_t ip = inj_ip_len(t), bth = inj_bth_off(t), icrc = t->len - 4;
+
+	if (delta > 0)
+		memset(t->pkt + icrc, 0, (size_t)delta);
+	t->len = (size_t)((ptrdiff_t)t->len + delta);
+	t->pkt[bth + 1] = (uint8_t)((t->pkt[bth + 1] & ~0x30) | pad << 4);
+	if (ip == 20)
+		put_be16(t->pkt + 2, (uint16_t)t->len);
+	else
+		put_be16(t->pkt + 4, (uint16_t)(t->len - ip));
+	put_be16(t->pkt + ip + 4, (uint16_t)(t->len - ip));
+	inj_fixup(t, true, true);
+}
+
+/* IBA 9.2, PadCnt: the pad count is the 0..3 bytes that make the payload whole 4-byte words
+ * (an InfiniBand packet is whole words, LRH.PktLen counting them; RoCEv2 carries the same
+ * transport packet): pad = (-payload) & 3, so payload + pad is a multiple of 4. Every other
+ * pad count, with the UDP length that goes with it, is a malformed packet, dropped in
+ * silence before the QP is looked up: 5 bytes with no pad (the finding that started this),
+ * a pad that does not complete the last word, or more pad than there are bytes. Each
+ * payload of 0..9 bytes is accepted with its own pad, over RC and IPv4, UD and IPv6. */
+static void test_IBA9_2_padcnt_makes_whole_words(void **state)
+{
+	struct h_buf b;
+	(void)state;
+
+	for (int v = 0; v < 2; v++) {
+		struct inj *t = setup(v ? UROCE_QPT_UD : UROCE_QPT_RC, v != 0, &b);
+		for (uint32_t len = 0; len < 10; len++) {
+			uint8_t right = (uint8_t)(-len & 3);
+			for (uint8_t pad = 0; pad < 4; pad++) {
+				struct inj_hdr h = good(t);
+				h.len = len;
+				inj_build(t, &h);
+				assert_int_equal(t->pkt[inj_bth_off(t) + 1] >> 4 & 3, right);
+				if (pad == right) {
+					deliver_accepted(t);
+					continue;
+				}
+				repad(t, pad, (int)pad - right);
+				deliver_dropped(t, UROCE_CNT_drop_bad_pad, false);
+			}
+		}
+		/* More pad than bytes: a zero-length SEND that claims 1..3 bytes of pad. */
+		for (uint8_t pad = 1; pad < 4; pad++) {
+			struct inj_hdr h = good(t);
+			h.len = 0;
+			inj_build(t, &h);
+			repad(t, pad, 0);
+			deliver_dropped(t, UROCE_CNT_drop_bad_pad, false);
+		}
+		teardown(t, &b);
+	}
+}
+
+/* IBA 9.2, PadCnt: a packet whose opcode carries no payload (ACK, READ request, atomics and
+ * their acknowledgement, CNP) has nothing to pad, so its pad count is 0. One with a pad is
+ * malformed and dropped in silence before it reaches the responder or the completer,
+ * whether the pad stands alone (no byte after the headers) or with bytes that make whole
+ * words. The same packets with pad 0 reach the QP: the READ is answered, the ACK (for
+ * nothing outstanding) is a ghost for the completer. */
+static void test_IBA9_2_no_padcnt_without_payload(void **state)
+{
+	struct h_buf b;
+	struct inj *t = setup(UROCE_QPT_RC, false, &b);
+	(void)state;
+
+	struct uroce_ext read = {.reth = {.va = h_va(&b, 0), .rkey = uroce_mr_rkey(b.mr),
+					  .dmalen = 8}};
+	struct uroce_ext atomic = {.atomiceth = {.va = h_va(&b, 64), .rkey = uroce_mr_rkey(b.mr),
+						 .swap = 1}};
+	struct uroce_ext ack = {.aeth = {.syndrome = 0x1F}};
+	const struct {
+		uint8_t opcode;
+		const struct uroce_ext *ext;
+	} ops[] = {
+		{UROCE_OP_RC_RDMA_READ_REQUEST, &read}, {UROCE_OP_RC_FETCH_ADD, &atomic},
+		{UROCE_OP_RC_CMP_SWAP, &atomic},        {UROCE_OP_RC_ACKNOWLEDGE, &ack},
+		{UROCE_OP_RC_ATOMIC_ACKNOWLEDGE, &ack}, {UROCE_OP_CNP_CNP, NULL},
+	};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct inj_hdr h = {.opcode = ops[i].opcode, .psn = t->qp->resp.epsn, .ackreq = true};
+		if (ops[i].ext)
+			h.ext = *ops[i].ext;
+		for (uint8_t pad = 1; pad < 4; pad++) {
+			inj_build(t, &h);
+			repad(t, pad, 0);
+			deliver_dropped(t, UROCE_CNT_drop_bad_pad, false);
+			inj_build(t, &h);
+			repad(t, pad, 4);
+			deliver_dropped(t, UROCE_CNT_drop_bad_pad, false);
+		}
+	}
+	/* Pad 0: the READ request reaches the responder and is answered... */
+	struct inj_hdr h = {.opcode = UROCE_OP_RC_RDMA_READ_REQUEST, .psn = t->qp->resp.epsn,
+			    .ackreq = true, .ext = read};
+	uint64_t rcvd = h_counter(t->dev, UROCE_CNT_rcvd_pkts);
+	inj_send(t, &h);
+	assert_int_equal(h_counter(t->dev, UROCE_CNT_rcvd_pkts), rcvd + 1);
+	assert_int_equal(inj_out(t), 1);
+	assert_int_equal(t->o[0].bth.opcode, UROCE_OP_RC_RDMA_READ_RESPONSE_ONLY);
+	assert_int_equal(t->o[0].payload_len, 8);
+	/* ... and the ACK reaches the completer, which has nothing it could acknowledge. */
+	h = (struct inj_hdr){.opcode = UROCE_OP_RC_ACKNOWLEDGE, .psn = INJ_SQ_PSN, .ext = ack};
+	inj_send(t, &h);
+	assert_int_equal(h_counter(t->dev, UROCE_CNT_rcvd_pkts), rcvd + 2);
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_drop_ghost_response), 1);
+	assert_int_equal(h_counter(t->dev, UROCE_CNT_drop_bad_pad), 6 * 3 * 2);
+	teardown(t, &b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +524,8 @@ int main(void)
 		cmocka_unit_test(test_CA17_29_fecn_becn_and_reserved_bits_ignored),
 		cmocka_unit_test(test_IBA9_6_opcode_not_valid_for_qp_type),
 		cmocka_unit_test(test_A17_4_4_2_connected_qp_source_address),
+		cmocka_unit_test(test_IBA9_2_padcnt_makes_whole_words),
+		cmocka_unit_test(test_IBA9_2_no_padcnt_without_payload),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

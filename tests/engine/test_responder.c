@@ -260,6 +260,75 @@ static void test_IBA9_7_5_opcode_sequence_and_lengths(void **state)
 	}
 }
 
+/* IBA 9.7.5 with IBA 9.2's PadCnt: FIRST and MIDDLE packets carry exactly the MTU, whole
+ * 4-byte words, so they are never padded; one that is (253 bytes and 3 pad, a well-formed
+ * packet as far as the pad rules go) carries less than the MTU, a length error like any
+ * other: RC answers NAK invalid request and nothing lands, UC discards the message, a READ
+ * response fails the READ (BAD_RESP_ERR). The pad rules proper are test_recv_checks'. */
+static void test_IBA9_7_5_padded_first_or_middle_is_a_length_error(void **state)
+{
+	static const uint8_t data[256] = {1};
+	(void)state;
+
+	for (int c = 0; c < 2; c++) {
+		struct inj *t = rc_new(UROCE_MTU_256, 50, 4);
+		struct h_buf b = inj_buf(t, 1024, 1);
+		memset(b.p, 0, 1024);
+		post_recvs(t, &b, 1, 1024);
+		struct uroce_ext e = {.reth = {.va = h_va(&b, 0), .rkey = uroce_mr_rkey(b.mr),
+					       .dmalen = 600}};
+		uint32_t bad = 50;
+		if (c == 0) {
+			inj_pkt(t, UROCE_OP_RC_SEND_FIRST, 50, NULL, data, 253, NULL);
+		} else {
+			inj_pkt(t, UROCE_OP_RC_RDMA_WRITE_FIRST, 50, &e, data, 256, NULL);
+			inj_pkt(t, UROCE_OP_RC_RDMA_WRITE_MIDDLE, 51, NULL, data, 255, NULL);
+			bad = 51;
+		}
+		assert_int_equal(t->pkt[inj_bth_off(t) + 1] >> 4 & 3, c ? 1 : 3);
+		assert_int_equal(inj_out(t), 1);
+		inj_expect_ack(&t->o[0], 0x61, bad);
+		assert_int_equal(uroce_qp_state(t->qp), UROCE_QPS_ERR);
+		for (size_t i = c ? 256 : 0; i < 1024; i++)
+			assert_int_equal(b.p[i], 0);
+		assert_int_equal(h_counter(t->dev, UROCE_CNT_drop_bad_pad), 0);
+		h_buf_free(&b);
+		inj_free(t);
+	}
+
+	/* UC: the padded FIRST discards its message; the receive WQE serves the next one. */
+	struct inj_opts uo = {.type = UROCE_QPT_UC, .mtu = UROCE_MTU_256, .epsn = 50};
+	struct inj *t = inj_new(&uo);
+	struct h_buf b = inj_buf(t, 1024, 1);
+	post_recvs(t, &b, 1, 1024);
+	inj_pkt(t, UROCE_OP_UC_SEND_FIRST, 50, NULL, data, 253, NULL);
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_drop_uc_invalid), 1);
+	struct uroce_wc wc;
+	assert_int_equal(uroce_cq_poll(t->cq, &wc, 1), 0);
+	inj_pkt(t, UROCE_OP_UC_SEND_ONLY, 51, NULL, data, 12, NULL);
+	assert_int_equal(uroce_cq_poll(t->cq, &wc, 1), 1);
+	h_expect_wc(&wc, 100, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+	assert_int_equal(wc.byte_len, 12);
+	h_buf_free(&b);
+	inj_free(t);
+
+	/* A READ of 600 bytes answered with a padded FIRST: BAD_RESP_ERR, nothing written. */
+	t = rc_new(UROCE_MTU_256, 50, 4);
+	b = inj_buf(t, 1024, 1);
+	memset(b.p, 0, 1024);
+	h_post_send(t->qp, UROCE_WR_RDMA_READ, 7, &b, 0, 600, 0x1000, 0x101, 0);
+	assert_int_equal(inj_out(t), 1);
+	struct uroce_ext ack = {.aeth = {.syndrome = 0x1F}};
+	inj_pkt(t, UROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, INJ_SQ_PSN, &ack, data, 254, NULL);
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_drop_bad_response), 1);
+	assert_int_equal(uroce_cq_poll(t->cq, &wc, 1), 1);
+	h_expect_wc(&wc, 7, UROCE_WC_BAD_RESP_ERR, UROCE_WC_RDMA_READ);
+	for (size_t i = 0; i < 1024; i++)
+		assert_int_equal(b.p[i], 0);
+	h_buf_free(&b);
+	inj_free(t);
+}
+
 /* facts.md section 7: packet n of a message lands at RETH VA + n x MTU, n counted from the
  * message's first PSN, here across the PSN wrap; each byte once, nothing around it. */
 static void test_receiver_write_address(void **state)
@@ -539,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_IBA9_7_5_1_3_duplicate_read_mid_message),
 		cmocka_unit_test(test_IBA9_7_5_1_3_duplicate_atomic_not_reexecuted),
 		cmocka_unit_test(test_IBA9_7_5_opcode_sequence_and_lengths),
+		cmocka_unit_test(test_IBA9_7_5_padded_first_or_middle_is_a_length_error),
 		cmocka_unit_test(test_receiver_write_address),
 		cmocka_unit_test(test_IBA9_6_header_validation_drops),
 		cmocka_unit_test(test_ghost_responses),

@@ -3,7 +3,7 @@
  * receive WQE is used again), UD (one packet per message, the Q_Key check and its
  * controlled-key rule of 10.2.4, the 40-byte network-header area of Annex A17.4.5.2, the
  * MTU limit, the SQE state) and shared receive queues (10.2.9, with the limit event). */
-#include "harness.h"
+#include "inject.h"
 
 #include "engine/priv.h"
 
@@ -241,10 +241,80 @@ static void test_IBA10_2_4_ud_qkey(void **state)
 	ud_pair_free(&u);
 }
 
-/* UD messages are one packet: longer than the MTU is a local length error that puts the QP
- * in SQE (IBA 10.3.1), whose queue flushes and from which SQE -> RTS recovers; a receive
- * buffer too small for 40 + length completes with LOC_LEN_ERR. */
-static void test_IBA10_3_1_ud_mtu_and_sqe(void **state)
+/* UD messages are one packet. One longer than the port's MTU: C10-93.1.1 of the base
+ * specification, as Linux rxe quotes it (rxe_req.c; the text itself is not at hand): "the
+ * CI shall not emit any packets for this message. Further, the CI shall not generate an
+ * error due to this condition." So it completes successfully with nothing on the wire,
+ * counted under ud_send_too_long, and the QP goes on in RTS; a message of exactly the MTU
+ * is sent. Inline data is no exception: at a port MTU of 256, 300 inline bytes (a post
+ * accepts up to the QP's max_inline_data, whatever the MTU) send nothing either. */
+static void test_C10_93_1_1_ud_longer_than_mtu_sends_nothing(void **state)
+{
+	struct ud_pair u;
+	(void)state;
+
+	ud_pair_new(&u, 2, false, 8192, 8192, 0);
+	struct uroce_qp **qp = u.qp;
+	h_post_recv(qp[1], 5, &u.r, 0, 40 + 4096);
+	ud_send(qp[0], u.ah, 1, &u.a, 4097, uroce_qp_num(qp[1]), 0x11111111, false);
+	ud_send(qp[0], u.ah, 2, &u.a, 4096, uroce_qp_num(qp[1]), 0x11111111, false);
+	h_run(u.net, UINT64_MAX);
+	struct uroce_wc wc = h_poll1(u.net, 0);
+	h_expect_wc(&wc, 1, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+	wc = h_poll1(u.net, 0);
+	h_expect_wc(&wc, 2, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+	wc = h_poll1(u.net, 1);
+	h_expect_wc(&wc, 5, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+	assert_int_equal(wc.byte_len, 40 + 4096);
+	h_expect_empty(u.net, 1);
+	assert_int_equal(u.log.n, 1);
+	assert_int_equal(u.log.rec[0].payload_len, 4096);
+	assert_int_equal(uroce_qp_state(qp[0]), UROCE_QPS_RTS);
+	assert_int_equal(h_counter(u.net->node[0].dev, UROCE_CNT_ud_send_too_long), 1);
+	assert_int_equal(uroce_qp_counters(qp[0])->ud_send_too_long, 1);
+	assert_int_equal(h_counter(u.net->node[0].dev, UROCE_CNT_sent_pkts), 1);
+	ud_pair_free(&u);
+
+	/* Inline, at a port MTU of 256. */
+	struct inj_opts o = {.type = UROCE_QPT_UD, .mtu = UROCE_MTU_256};
+	struct inj *t = inj_new(&o);
+	struct uroce_qp_init_attr init = {.send_cq = t->cq, .recv_cq = t->cq, .qp_type = UROCE_QPT_UD,
+					  .cap = {.max_send_wr = 4, .max_recv_wr = 1, .max_send_sge = 1,
+						  .max_recv_sge = 1, .max_inline_data = 512}};
+	struct uroce_qp *q;
+	assert_int_equal(uroce_qp_create(t->pd, &init, &q), 0);
+	struct h_net net = {0};
+	struct h_qp_opts ho = {.type = UROCE_QPT_UD};
+	h_qp_rts(&net, q, 1, 0, 0, &ho, 0, 0);
+	struct uroce_ah_attr aa = {.dgid = t->peer, .port_num = 1, .hop_limit = 64};
+	struct uroce_ah *ah;
+	assert_int_equal(uroce_ah_create(t->pd, &aa, &ah), 0);
+	static uint8_t bytes[300];
+	for (uint32_t k = 0; k < 2; k++) {
+		uint32_t len = k ? 256 : 300;
+		struct uroce_sge sge = {.addr = (uintptr_t)bytes, .length = len};
+		struct uroce_send_wr wr = {.wr_id = 10 + k, .sg_list = &sge, .num_sge = 1,
+					   .opcode = UROCE_WR_SEND,
+					   .send_flags = UROCE_SEND_SIGNALED | UROCE_SEND_INLINE,
+					   .wr.ud = {.ah = ah, .remote_qpn = INJ_PEER_QPN,
+						     .remote_qkey = INJ_QKEY}};
+		const struct uroce_send_wr *bad;
+		assert_int_equal(uroce_post_send(q, &wr, &bad), 0);
+		assert_int_equal(inj_out(t), k);
+		if (k)
+			assert_int_equal(t->o[0].payload_len, 256);
+		assert_int_equal(uroce_cq_poll(t->cq, &wc, 1), 1);
+		h_expect_wc(&wc, 10 + k, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+	}
+	assert_int_equal(uroce_qp_counters(q)->ud_send_too_long, 1);
+	uroce_ah_destroy(ah);
+	inj_free(t);
+}
+
+/* A send error on a UD QP (here a bad L_Key: LOC_PROT_ERR) puts it in SQE (IBA 10.3.1),
+ * whose queue flushes and from which SQE -> RTS recovers; a receive buffer too small for
+ * 40 + length completes with LOC_LEN_ERR and leaves the receiving QP in RTS. */
+static void test_IBA10_3_1_ud_send_error_and_sqe(void **state)
 {
 	struct ud_pair u;
 	(void)state;
@@ -254,14 +324,22 @@ static void test_IBA10_3_1_ud_mtu_and_sqe(void **state)
 	struct uroce_qp **qp = u.qp;
 	struct h_buf *a = &u.a, *r = &u.r;
 	struct uroce_ah *ah = u.ah;
-	ud_send(qp[0], ah, 1, a, 4097, uroce_qp_num(qp[1]), 0x11111111, false);
+	struct uroce_sge sge = h_sge(a, 0, 8);
+	sge.lkey ^= 0x80; /* another key of the same slot: stale */
+	struct uroce_send_wr wr = {.wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				   .opcode = UROCE_WR_SEND, .send_flags = UROCE_SEND_SIGNALED,
+				   .wr.ud = {.ah = ah, .remote_qpn = uroce_qp_num(qp[1]),
+					     .remote_qkey = 0x11111111}};
+	const struct uroce_send_wr *bad;
+	assert_int_equal(uroce_post_send(qp[0], &wr, &bad), 0);
 	ud_send(qp[0], ah, 2, a, 8, uroce_qp_num(qp[1]), 0x11111111, false);
 	h_run(net, UINT64_MAX);
 	struct uroce_wc wc = h_poll1(net, 0);
-	h_expect_wc(&wc, 1, UROCE_WC_LOC_LEN_ERR, UROCE_WC_SEND);
+	h_expect_wc(&wc, 1, UROCE_WC_LOC_PROT_ERR, UROCE_WC_SEND);
 	wc = h_poll1(net, 0);
 	h_expect_wc(&wc, 2, UROCE_WC_WR_FLUSH_ERR, UROCE_WC_SEND);
 	assert_int_equal(uroce_qp_state(qp[0]), UROCE_QPS_SQE);
+	assert_int_equal(u.log.n, 0);
 	struct uroce_qp_attr at = {.qp_state = UROCE_QPS_RTS};
 	assert_int_equal(uroce_qp_modify(qp[0], &at, UROCE_QPA_STATE), 0);
 	h_post_recv(qp[1], 5, r, 0, 50);
@@ -355,7 +433,7 @@ static void test_IBA10_2_9_srq(void **state)
  * smallest and the largest MTU: UC SEND, SEND_WITH_IMM, WRITE and WRITE_WITH_IMM segmented
  * into FIRST/MIDDLE/LAST of exactly the MTU (RETH on the first packet only, ImmDt on the
  * last, never AckReq), every byte delivered; UD SEND up to the port MTU into the buffer
- * after the 40-byte header area (UD MTU+1 is test_IBA10_3_1_ud_mtu_and_sqe). */
+ * after the 40-byte header area (UD MTU+1 is test_C10_93_1_1_ud_longer_than_mtu_sends_nothing). */
 static void test_IBA9_8_uc_ud_message_sizes(void **state)
 {
 	static const enum uroce_mtu mtus[] = {UROCE_MTU_256, UROCE_MTU_4096};
@@ -574,7 +652,8 @@ int main(void)
 		cmocka_unit_test(test_IBA9_8_uc_gap_discards_message),
 		cmocka_unit_test(test_A17_4_5_2_ud_grh_area),
 		cmocka_unit_test(test_IBA10_2_4_ud_qkey),
-		cmocka_unit_test(test_IBA10_3_1_ud_mtu_and_sqe),
+		cmocka_unit_test(test_C10_93_1_1_ud_longer_than_mtu_sends_nothing),
+		cmocka_unit_test(test_IBA10_3_1_ud_send_error_and_sqe),
 		cmocka_unit_test(test_IBA10_2_9_srq),
 		cmocka_unit_test(test_IBA9_8_uc_ud_message_sizes),
 		cmocka_unit_test(test_IBA10_8_uc_local_invalidate),

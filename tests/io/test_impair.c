@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
@@ -102,6 +103,23 @@ static void test_parse_errors(void **state)
 		assert_non_null(strstr(msg, cases[i].says));
 		assert_memory_equal(&c, &before, sizeof(c)); /* untouched on error */
 	}
+	/* A long item is quoted by its first 64 bytes and "...": the reason still follows, and
+	 * fits the 320 bytes the library gives the message. */
+	char *huge = malloc(5001), msg[320];
+	assert_non_null(huge);
+	memset(huge, 'k', 5000);
+	huge[5000] = '\0';
+	struct uroce_impair_cfg hc;
+	assert_int_equal(uroce_impair_parse(huge, &hc, msg, sizeof(msg)), UROCE_EFORMAT);
+	assert_int_equal(strncmp(msg, "\"kkkk", 5), 0);
+	assert_int_equal(strspn(msg + 1, "k"), 64);
+	assert_string_equal(msg + 65, "...\": expected key=value");
+	huge[100] = '=';
+	assert_int_equal(uroce_impair_parse(huge, &hc, msg, sizeof(msg)), UROCE_EINVAL);
+	assert_int_equal(strspn(msg + 1, "k"), 64);
+	assert_non_null(strstr(msg, "...\": unknown key; known keys: loss "));
+	assert_true(strlen(msg) < sizeof(msg) - 1); /* whole, not cut */
+	free(huge);
 	/* A short buffer gets a cut message, never an overrun; no buffer is fine. */
 	char small[8];
 	struct uroce_impair_cfg c;

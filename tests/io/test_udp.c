@@ -216,6 +216,16 @@ static void test_open_errors(void **state)
 	assert_int_equal(uroce_udp_open(&cfg, &io), UROCE_EINVAL);
 	assert_int_equal(open_cfg(&io, &foreign, 1, NULL, 0, 0), UROCE_EINVAL);
 	assert_int_equal(open_cfg(&io, twice, 2, NULL, 0, 0), UROCE_EBUSY);
+	/* Which address failed, for the caller's message: the second of the two. */
+	size_t failed = 7;
+	struct uroce_udp_cfg named = {.addrs = twice, .naddrs = 2, .port = port,
+				      .failed_addr = &failed};
+	assert_int_equal(uroce_udp_open(&named, &io), UROCE_EBUSY);
+	assert_int_equal(failed, 1);
+	named.addrs = &foreign;
+	named.naddrs = 1;
+	assert_int_equal(uroce_udp_open(&named, &io), UROCE_EINVAL);
+	assert_int_equal(failed, 0);
 	assert_int_equal(open_cfg(&io, a4, 1, &bad, 0, 0), UROCE_EINVAL);
 	assert_null(io);
 

@@ -595,9 +595,14 @@ static void test_wr_api(void **state)
 	assert_int_equal(ibv_destroy_qp(b), 0);
 }
 
+/* UD: a SEND with the 40-byte header area in the receive buffer, and an AH made from its
+ * completion. A message longer than the port's active MTU sends nothing and completes
+ * successfully (C10-93.1.1, docs/engine.md "UC and UD"), through ibv_post_send and through
+ * ibv_wr_*: the receive posted next takes the short message that follows (had the long one
+ * been sent, it would not have fitted and completed with LOC_LEN_ERR). */
 static void test_ud(void **state)
 {
-	struct ibv_qp *a = make_qp(IBV_QPT_UD, 0), *b = make_qp(IBV_QPT_UD, 0);
+	struct ibv_qp *a = make_qp(IBV_QPT_UD, IBV_QP_EX_WITH_SEND), *b = make_qp(IBV_QPT_UD, 0);
 	struct ibv_qp_attr at;
 	struct ibv_ah_attr aa;
 	struct ibv_ah *ah, *back;
@@ -648,6 +653,45 @@ static void test_ud(void **state)
 	assert_memory_equal(E.buf + 50040, E.buf, 100);
 	assert_non_null(back = ibv_create_ah_from_wc(E.pd, &wc, (struct ibv_grh *)(E.buf + 50000), 1));
 	assert_int_equal(ibv_destroy_ah(back), 0);
+	while (ibv_poll_cq(E.cq, 1, &wc) == 1) {
+	}
+
+	struct ibv_port_attr pa;
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(a);
+	assert_int_equal(ibv_query_port(E.ctx, 1, &pa), 0);
+	uint32_t mtu = 128u << pa.active_mtu;
+	for (i = 0; i < 2; i++) {
+		post_recv(b, 50000, 40 + 1024, 20 + (uint64_t)i);
+		wr.wr_id = 30 + (uint64_t)i;
+		sge.length = mtu + 1;
+		if (i == 0) {
+			assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+		} else {
+			ibv_wr_start(x);
+			x->wr_id = wr.wr_id;
+			x->wr_flags = IBV_SEND_SIGNALED;
+			ibv_wr_send(x);
+			ibv_wr_set_ud_addr(x, ah, b->qp_num, 0x11111111);
+			ibv_wr_set_sge(x, E.mr->lkey, (uintptr_t)E.buf, mtu + 1);
+			assert_int_equal(ibv_wr_complete(x), 0);
+		}
+		wc = wait_wc();
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		assert_int_equal(wc.opcode, IBV_WC_SEND);
+		assert_int_equal(wc.wr_id, 30 + (uint64_t)i);
+		sge.length = 100;
+		wr.wr_id = 40;
+		assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+		for (int k = 0; k < 2; k++) {
+			wc = wait_wc();
+			assert_int_equal(wc.status, IBV_WC_SUCCESS);
+			if (wc.opcode == IBV_WC_RECV)
+				break;
+		}
+		assert_int_equal(wc.opcode, IBV_WC_RECV);
+		assert_int_equal(wc.wr_id, 20 + (uint64_t)i);
+		assert_int_equal(wc.byte_len, 40 + 100);
+	}
 	assert_int_equal(ibv_destroy_ah(ah), 0);
 	assert_int_equal(ibv_destroy_qp(a), 0);
 	assert_int_equal(ibv_destroy_qp(b), 0);

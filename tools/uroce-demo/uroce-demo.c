@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/echo.h"
 #include "demo.h"
 #include "io/impair.h"
 
@@ -869,7 +870,8 @@ static int client_main(int sock, pid_t server, const struct options *o)
 	       gid_s, ep.peer.qpn, ep.peer.psn, ep.peer.rkey);
 	printf("  path        MTU %u, retransmission timeout %.1f ms, inline sends up to %u B\n",
 	       128u << ep.path_mtu, 4.096e-3 * (1u << DEMO_QP_TIMEOUT), ep.self.inline_max);
-	printf("  impairment  %s\n", impair && *impair ? impair : "none");
+	struct uroce_echo e;
+	printf("  impairment  %s\n", impair && *impair ? uroce_echo(&e, impair, (size_t)-1) : "none");
 	if (cap)
 		printf("  capture     lo -> %s\n", o->capture);
 	printf("\n");
