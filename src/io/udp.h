@@ -130,19 +130,4 @@ uint64_t uroce_udp_next_deadline(const struct uroce_io *io);
 /* The handle's counters (live, updated by every call), or NULL when io is not a UDP backend. */
 const union uroce_udp_counters *uroce_udp_counters(const struct uroce_io *io);
 
-/* The IPv4 Identification solver (docs/udp.md). A UDP receiver never sees the sender's ID
- * but the ICRC covers it; CRC-32 is affine over GF(2), so for a given length the 16 ID bits
- * add a fixed linear term to the ICRC, and at most one ID makes a given packet verify. */
-enum uroce_udp_id_result {
-	UROCE_UDP_ID_OK,        /* the ICRC verifies with the ID in the header: unchanged */
-	UROCE_UDP_ID_SOLVED,    /* another ID verifies: written, header checksum recomputed */
-	UROCE_UDP_ID_NONE,      /* no ID verifies: the packet is corrupted; unchanged */
-	UROCE_UDP_ID_UNCHECKED, /* not a whole IPv4 (20-byte header) + UDP datagram with room
-				 * for a BTH and an ICRC, total length equal to len */
-};
-
-/* Finds the ID that makes the ICRC of the datagram p[0..len) verify; *id (may be NULL) gets
- * the header's ID after the call (untouched when UNCHECKED). */
-enum uroce_udp_id_result uroce_udp_solve_ipv4_id(uint8_t *p, size_t len, uint16_t *id);
-
 #endif
