@@ -173,14 +173,16 @@ static int fit(const struct uroce_ipid_peer *p, uint16_t id, uint64_t now)
 	return best;
 }
 
-/* The active candidate that id continues (1 to AHEAD above it), or -1. */
+/* The active candidate that id continues (1 to RESYNC_AHEAD above it), or -1. Narrower than a
+ * sequence's window: the packet after a jump comes soon, and while a candidate waits its
+ * window weakens the check like a sequence's. */
 static int continues(const struct uroce_ipid_peer *p, uint16_t id, uint64_t now)
 {
 	for (int i = 0; i < UROCE_IPID_SEQS; i++) {
 		const struct uroce_ipid_seq *s = &p->seq[i];
 		uint16_t up = fwd(s->last, id);
 
-		if (!s->confirmed && active(s, now) && up >= 1 && up <= UROCE_IPID_AHEAD)
+		if (!s->confirmed && active(s, now) && up >= 1 && up <= UROCE_IPID_RESYNC_AHEAD)
 			return i;
 	}
 	return -1;

@@ -21,6 +21,7 @@
 #define UROCE_IPID_BEHIND 64   /* accepted below a sequence's highest ID: reordering, and
 				* uroce's GSO numbering 0..63 starting over at 0 */
 #define UROCE_IPID_AHEAD 64    /* accepted above it at once: lost packets */
+#define UROCE_IPID_RESYNC_AHEAD 16 /* how far above a rejected ID the next one confirms it */
 #define UROCE_IPID_SEQS 4      /* sequences and candidates per peer (senders with several
 				* counters) */
 #define UROCE_IPID_WAYS 4      /* peers per hash set */

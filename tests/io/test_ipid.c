@@ -117,13 +117,13 @@ static void test_resync(void **state)
 	assert_int_equal(solved(t, 103, T0 + SEC), UROCE_IPID_WINDOW); /* the old one, active */
 	assert_int_equal(solved(t, 903, T0 + SEC), UROCE_IPID_WINDOW);
 	assert_int_equal(solved(t, 104, T0 + 12 * SEC), UROCE_IPID_REJECT); /* no longer */
-	/* A candidate is continued from 1 to AHEAD above it, while it is recent (each case on
-	 * a peer of its own). */
+	/* A candidate is continued from 1 to RESYNC_AHEAD above it, while it is recent (each
+	 * case on a peer of its own). */
 	uint8_t d[4] = {10, 0, 1, 1};
 	assert_int_equal(uroce_ipid_check(t, A, d, 5000, false, T0), UROCE_IPID_FIRST);
 	assert_int_equal(uroce_ipid_check(t, A, d, 20000, false, T0), UROCE_IPID_REJECT);
 	assert_int_equal(uroce_ipid_check(t, A, d, 20000, false, T0), UROCE_IPID_REJECT);
-	assert_int_equal(uroce_ipid_check(t, A, d, 20000 + UROCE_IPID_AHEAD, false, T0),
+	assert_int_equal(uroce_ipid_check(t, A, d, 20000 + UROCE_IPID_RESYNC_AHEAD, false, T0),
 			 UROCE_IPID_RESYNC);
 	d[3]++;
 	assert_int_equal(uroce_ipid_check(t, A, d, 5000, false, T0), UROCE_IPID_FIRST);
@@ -132,8 +132,8 @@ static void test_resync(void **state)
 	d[3]++;
 	assert_int_equal(uroce_ipid_check(t, A, d, 5000, false, T0), UROCE_IPID_FIRST);
 	assert_int_equal(uroce_ipid_check(t, A, d, 20000, false, T0), UROCE_IPID_REJECT);
-	assert_int_equal(uroce_ipid_check(t, A, d, 20000 + UROCE_IPID_AHEAD + 1, false, T0),
-			 UROCE_IPID_REJECT);
+	assert_int_equal(uroce_ipid_check(t, A, d, 20000 + UROCE_IPID_RESYNC_AHEAD + 1, false,
+					  T0), UROCE_IPID_REJECT);
 	d[3]++;
 	assert_int_equal(uroce_ipid_check(t, A, d, 5000, false, T0), UROCE_IPID_FIRST);
 	assert_int_equal(uroce_ipid_check(t, A, d, 30000, false, T0), UROCE_IPID_REJECT);
