@@ -27,7 +27,7 @@
 #define UROCE_IPID_WAYS 4      /* peers per hash set */
 #define UROCE_IPID_SETS 256
 #define UROCE_IPID_PEERS (UROCE_IPID_WAYS * UROCE_IPID_SETS)
-#define UROCE_IPID_ACTIVE_NS 10000000000ull /* how long other sequences and a candidate count */
+#define UROCE_IPID_ACTIVE_NS 1000000000ull /* how long other sequences and candidates count */
 
 /* A sequence: the IDs of one sender's counter, or a candidate for one (a rejected ID the next
  * packet may confirm). */

@@ -114,9 +114,9 @@ static void test_resync(void **state)
 	assert_int_equal(solved(t, 102, T0), UROCE_IPID_WINDOW);    /* the candidate stays */
 	assert_int_equal(solved(t, 901, T0), UROCE_IPID_RESYNC);
 	assert_int_equal(solved(t, 902, T0), UROCE_IPID_WINDOW);
-	assert_int_equal(solved(t, 103, T0 + SEC), UROCE_IPID_WINDOW); /* the old one, active */
-	assert_int_equal(solved(t, 903, T0 + SEC), UROCE_IPID_WINDOW);
-	assert_int_equal(solved(t, 104, T0 + 12 * SEC), UROCE_IPID_REJECT); /* no longer */
+	assert_int_equal(solved(t, 103, T0 + SEC / 2), UROCE_IPID_WINDOW); /* the old one, active */
+	assert_int_equal(solved(t, 903, T0 + SEC / 2), UROCE_IPID_WINDOW);
+	assert_int_equal(solved(t, 104, T0 + 2 * SEC), UROCE_IPID_REJECT); /* no longer */
 	/* A candidate is continued from 1 to RESYNC_AHEAD above it, while it is recent (each
 	 * case on a peer of its own). */
 	uint8_t d[4] = {10, 0, 1, 1};
@@ -137,7 +137,7 @@ static void test_resync(void **state)
 	d[3]++;
 	assert_int_equal(uroce_ipid_check(t, A, d, 5000, false, T0), UROCE_IPID_FIRST);
 	assert_int_equal(uroce_ipid_check(t, A, d, 30000, false, T0), UROCE_IPID_REJECT);
-	assert_int_equal(uroce_ipid_check(t, A, d, 30001, false, T0 + 11 * SEC), UROCE_IPID_REJECT);
+	assert_int_equal(uroce_ipid_check(t, A, d, 30001, false, T0 + 2 * SEC), UROCE_IPID_REJECT);
 	assert_int_equal(t->fallbacks, 0);
 	free(t);
 }
@@ -163,11 +163,12 @@ static void test_several_sequences(void **state)
 	assert_int_equal(rejected, UROCE_IPID_SEQS - 1); /* the first was FIRST */
 	assert_int_equal(t->fallbacks, 0);
 	/* A fifth counter takes the place of the least recently used one. */
-	assert_int_equal(solved(t, 60000, T0 + SEC), UROCE_IPID_REJECT);
-	assert_int_equal(solved(t, 60001, T0 + SEC), UROCE_IPID_RESYNC);
+	uint64_t now = T0 + 100 * MS;
+	assert_int_equal(solved(t, 60000, now), UROCE_IPID_REJECT);
+	assert_int_equal(solved(t, 60001, now), UROCE_IPID_RESYNC);
 	for (int q = 1; q < UROCE_IPID_SEQS; q++)
-		assert_int_equal(solved(t, next[q]++, T0 + SEC), UROCE_IPID_WINDOW);
-	assert_int_equal(solved(t, next[0], T0 + SEC), UROCE_IPID_REJECT);
+		assert_int_equal(solved(t, next[q]++, now), UROCE_IPID_WINDOW);
+	assert_int_equal(solved(t, next[0], now), UROCE_IPID_REJECT);
 	free(t);
 }
 
@@ -293,6 +294,79 @@ static void test_eviction(void **state)
 	free(t);
 }
 
+/* How many of the 2^16 IDs the peer src -> dst would accept at `now`, each tried on the
+ * entry as it is (restored after every try): a corruption explained by some ID is explained
+ * by a uniform one, so it passes with probability width / 2^16, and a random corruption with
+ * width x 2^-32. */
+static uint32_t width(struct uroce_ipid *t, const uint8_t src[4], const uint8_t dst[4],
+		      uint64_t now)
+{
+	struct uroce_ipid_peer *p = NULL;
+	uint64_t evictions = t->evictions, fallbacks = t->fallbacks;
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < UROCE_IPID_PEERS && !p; i++)
+		if (t->peers[i].used && !memcmp(t->peers[i].src, src, 4) &&
+		    !memcmp(t->peers[i].dst, dst, 4))
+			p = &t->peers[i];
+	assert_non_null(p);
+	struct uroce_ipid_peer saved = *p;
+	for (uint32_t x = 0; x < 0x10000; x++) {
+		n += uroce_ipid_accepted(uroce_ipid_check(t, src, dst, (uint16_t)x, false, now));
+		*p = saved;
+	}
+	t->evictions = evictions;
+	t->fallbacks = fallbacks;
+	return n;
+}
+
+/* The widths docs/udp.md gives, exactly. */
+static void test_window_width(void **state)
+{
+	struct uroce_ipid *t = tracker();
+	uint64_t now = T0;
+	uint16_t id = 1000;
+	(void)state;
+
+	/* A busy Linux sender: one packet every 10 us. */
+	assert_int_equal(solved(t, id, now), UROCE_IPID_FIRST);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(solved(t, ++id, now += 10000), UROCE_IPID_WINDOW);
+	uint32_t busy = width(t, A, B, now), next = width(t, A, B, now + 10000);
+	assert_int_equal(busy, UROCE_IPID_BEHIND + 1 + UROCE_IPID_AHEAD);   /* 129 */
+	assert_int_equal(next, UROCE_IPID_BEHIND + 1 + UROCE_IPID_AHEAD + 1); /* 130 */
+	/* After 50 ms of silence: 50 more. */
+	uint32_t silent = width(t, A, B, now + 50 * MS);
+	assert_int_equal(silent, busy + 50);
+	/* A rejected ID waits as a candidate: 16 more while it does (up to a second). */
+	assert_int_equal(solved(t, (uint16_t)(id + 30000), now), UROCE_IPID_REJECT);
+	uint32_t cand = width(t, A, B, now);
+	assert_int_equal(cand, busy + UROCE_IPID_RESYNC_AHEAD);
+	assert_int_equal(width(t, A, B, now + SEC + 1), busy + 1000 + 1);
+	/* Confirmed: two sequences for a second, then the new one alone. */
+	assert_int_equal(solved(t, (uint16_t)(id + 30001), now), UROCE_IPID_RESYNC);
+	uint32_t two = width(t, A, B, now);
+	assert_int_equal(two, 2 * busy);
+	/* uroce's 0 and GSO numbering. */
+	uint8_t d[4] = {10, 0, 9, 9};
+	assert_int_equal(uroce_ipid_check(t, A, d, 0, true, now), UROCE_IPID_VERIFIED);
+	for (uint16_t k = 1; k < 16; k++)
+		assert_int_equal(uroce_ipid_check(t, A, d, k, false, now), UROCE_IPID_WINDOW);
+	assert_int_equal(width(t, A, d, now), busy);
+	/* Random IDs: fallback takes every one. */
+	d[3]++;
+	assert_int_equal(uroce_ipid_check(t, A, d, 1, false, now), UROCE_IPID_FIRST);
+	for (int i = 0; i < 4; i++)
+		uroce_ipid_check(t, A, d, (uint16_t)(10000 * (i + 2)), false, now);
+	assert_int_equal(t->fallbacks, 1);
+	uint32_t fallback = width(t, A, d, now);
+	assert_int_equal(fallback, 0x10000);
+	print_message("window widths (of 65536 IDs): busy %u, next packet 10 us later %u, after "
+		      "50 ms %u, with a candidate %u, just after a resync %u, fallback %u\n",
+		      busy, next, silent, cand, two, fallback);
+	free(t);
+}
+
 /* ---- the rxe captures, replayed ---- */
 
 struct replay {
@@ -413,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_unsolved_not_fallback),
 		cmocka_unit_test(test_uroce_pattern),
 		cmocka_unit_test(test_eviction),
+		cmocka_unit_test(test_window_width),
 		cmocka_unit_test(test_rxe_captures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
