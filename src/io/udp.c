@@ -20,6 +20,7 @@
 #include "wire/icrc.h"
 #include "wire/icrc_id.h"
 #include "wire/ip.h"
+#include "ipid.h"
 
 #define NIL UINT32_MAX
 #define BATCH 64                  /* messages per sendmmsg/recvmmsg call */
@@ -84,6 +85,7 @@ struct udp {
 	uint64_t armed;                /* the timerfd's expiry: the earliest held packet's due */
 
 	struct uroce_icrc_id_cache idc;
+	struct uroce_ipid ipid;   /* each IPv4 peer's ID sequences: which solved IDs to accept */
 	bool gso;                 /* UDP_SEGMENT in use: until the kernel refuses it */
 	struct uroce_icrc_id_terms gso_terms;
 
@@ -694,6 +696,46 @@ static void set_ipv4_id(uint8_t *hdr, uint16_t id)
 	put_be16(hdr + 10, uroce_ipv4_checksum(hdr, UROCE_IPV4_HLEN));
 }
 
+/* Where each verdict of the ID tracker is counted (verified packets are not). */
+static const int verdict_counter[] = {
+	[UROCE_IPID_VERIFIED] = -1,
+	[UROCE_IPID_WINDOW] = UROCE_UDP_C_ip_id_in_window,
+	[UROCE_IPID_RESYNC] = UROCE_UDP_C_ip_id_resynced,
+	[UROCE_IPID_FIRST] = UROCE_UDP_C_ip_id_first,
+	[UROCE_IPID_FALLBACK] = UROCE_UDP_C_ip_id_fallback,
+	[UROCE_IPID_REJECT] = UROCE_UDP_C_ip_id_rejected,
+};
+
+/* The ICRC of an IPv4 packet whose rebuilt header says ID 0. It verifies as is (uroce and
+ * Linux DF sockets send 0), or one other ID makes it verify, which is accepted only if it
+ * fits its peer's sequence (ipid.h, docs/udp.md): a random corruption is explained by some ID
+ * with probability 2^-16, by one in the window with W x 2^-32. Accepted: the ID written in,
+ * marked ICRC_OK. Not: delivered as rebuilt, and the engine's own check drops it. */
+static void rx_check_id(struct udp *u, struct uroce_io_pkt *p, uint64_t now)
+{
+	uint16_t id;
+	enum uroce_icrc_id_result res = uroce_icrc_id_solve(p->data, p->len, &u->idc, &id);
+
+	if (res == UROCE_ICRC_ID_NONE) {
+		uroce_ipid_unsolved(&u->ipid, p->src.ip, p->dst.ip);
+		u->c.ip_id_unsolved++;
+		return;
+	}
+	if (res != UROCE_ICRC_ID_OK && res != UROCE_ICRC_ID_SOLVED)
+		return;
+	enum uroce_ipid_verdict v = uroce_ipid_check(&u->ipid, p->src.ip, p->dst.ip, id,
+						     res == UROCE_ICRC_ID_OK, now);
+	if (verdict_counter[v] >= 0)
+		u->c.v[verdict_counter[v]]++;
+	if (!uroce_ipid_accepted(v))
+		return;
+	if (res == UROCE_ICRC_ID_SOLVED) {
+		set_ipv4_id(p->data, id);
+		u->c.ip_id_solved++;
+	}
+	p->flags |= UROCE_IO_PKT_ICRC_OK;
+}
+
 /* Turns message j, received into pkts[i], into a packet; returns the next free place. */
 static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts,
 		     size_t i, size_t w, size_t j, uint64_t now)
@@ -739,24 +781,8 @@ static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts
 	p->src = src;
 	p->dst = dst;
 
-	if (!s->ipv6 && u->solve_id && !(p->flags & UROCE_IO_PKT_TRUNC)) {
-		uint16_t id;
-		switch (uroce_icrc_id_solve(p->data, p->len, &u->idc, &id)) {
-		case UROCE_ICRC_ID_OK: /* the ICRC matched: the solver computed it */
-			p->flags |= UROCE_IO_PKT_ICRC_OK;
-			break;
-		case UROCE_ICRC_ID_SOLVED:
-			set_ipv4_id(p->data, id);
-			p->flags |= UROCE_IO_PKT_ICRC_OK;
-			u->c.ip_id_solved++;
-			break;
-		case UROCE_ICRC_ID_NONE:
-			u->c.ip_id_unsolved++;
-			break;
-		default:
-			break;
-		}
-	}
+	if (!s->ipv6 && u->solve_id && !(p->flags & UROCE_IO_PKT_TRUNC))
+		rx_check_id(u, p, now);
 
 	/* After the ID solver: an impairment is never "repaired". A duplicate waits in the hold
 	 * queue, due now: it is handed over after this batch (in this call when descriptors
@@ -844,6 +870,8 @@ static int udp_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
 	out += uroce_impair_hold_release(&u->hold, pkts + out, n - out, now, &u->c.truncated);
 	timer_update(u);
 	u->c.delivered += out;
+	u->c.ip_id_fallbacks = u->ipid.fallbacks;
+	u->c.ip_id_peer_evictions = u->ipid.evictions;
 	return (int)out;
 }
 
