@@ -18,7 +18,9 @@
 #include "wire/bytes.h"
 #include "wire/ib.h"
 #include "wire/icrc.h"
+#include "wire/icrc_id.h"
 #include "wire/ip.h"
+#include "ipid.h"
 
 #define NIL UINT32_MAX
 #define BATCH 64                  /* messages per sendmmsg/recvmmsg call */
@@ -30,201 +32,9 @@
 #define HDR4 (UROCE_IPV4_HLEN + UROCE_UDP_HLEN)
 #define HDR6 (UROCE_IPV6_HLEN + UROCE_UDP_HLEN)
 #define DEFAULT_TTL 64            /* rebuilt when the kernel gave no TTL / hop limit */
-#define ID_CACHE 16               /* solver bases kept, by datagram length (a power of 2) */
-#define CRC32_POLY 0xEDB88320u    /* IEEE 802.3, reflected */
 #define MAX_TABLE (1u << 20)      /* most send sockets or hold places */
 #define GSO_SEGS 64               /* most datagrams per GSO send (Linux UDP_MAX_SEGMENTS >= 64) */
 #define GSO_BYTES 65507           /* most bytes per GSO send: one IPv4 datagram's UDP payload */
-
-/* ---- the IPv4 Identification solver ---- */
-
-/* A UDP receiver never sees the sender's IPv4 ID, which the ICRC covers (facts.md sections 1
- * and 2). uroce sends 0, what a receiver rebuilds; Linux rxe takes a varying one from
- * __ip_select_ident (drivers/infiniband/sw/rxe/rxe_net.c, prepare_ipv4_hdr). CRC-32 being
- * affine over GF(2), the ID that makes a packet verify can be solved for (docs/udp.md). */
-
-/* The CRC state is a polynomial mod P in the reflected layout: bit 31 holds x^0, bit 0 holds
- * x^31, and shifting right multiplies by x. So one zero byte multiplies the state by x^8,
- * and N zero bytes by x^(8N): that is how a bit flipped early in the packet shows in the
- * final CRC, without running the CRC over the bytes that follow. */
-static uint32_t gf2_mulmod(uint32_t a, uint32_t b)
-{
-	uint32_t r = 0;
-
-	for (int i = 31; i >= 0; i--) {
-		if (a >> i & 1)
-			r ^= b;
-		b = b & 1 ? (b >> 1) ^ CRC32_POLY : b >> 1;
-	}
-	return r;
-}
-
-/* x^(8n) mod P. */
-static uint32_t x8n_mod(size_t n)
-{
-	uint32_t r = 0x80000000u, base = 0x00800000u; /* x^0, x^8 */
-
-	for (; n; n >>= 1) {
-		if (n & 1)
-			r = gf2_mulmod(r, base);
-		base = gf2_mulmod(base, base);
-	}
-	return r;
-}
-
-/* The CRC state after the bytes p[0..n) starting from state 0: the linear part of CRC-32. */
-static uint32_t crc_linear(const uint8_t *p, size_t n)
-{
-	uint32_t s = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		s ^= p[i];
-		for (int k = 0; k < 8; k++)
-			s = s & 1 ? (s >> 1) ^ CRC32_POLY : s >> 1;
-	}
-	return s;
-}
-
-/* The ICRC change made by each ID bit, for one datagram length, kept as an XOR basis in
- * echelon form: vec[k] has its highest set bit at k (or is 0), and combo[k] says which ID
- * bits add up to it. */
-struct id_basis {
-	uint32_t len;
-	uint32_t vec[32];
-	uint16_t combo[32];
-};
-
-/* The ICRC input is 8 bytes of ones, then the datagram up to the ICRC; the ID sits at
- * datagram bytes 4 and 5, so (len - 4) - 6 bytes follow it: the factor that carries a change
- * of the ID to the end of a datagram of len bytes. */
-static uint32_t id_shift(uint32_t len)
-{
-	return x8n_mod(len - UROCE_ICRC_LEN - 6);
-}
-
-/* The ICRC change made by flipping ID bit `bit` (0: least significant). */
-static uint32_t id_bit_term(uint32_t shift, int bit)
-{
-	uint8_t d[2] = {(uint8_t)((1u << bit) >> 8), (uint8_t)(1u << bit)};
-	return gf2_mulmod(crc_linear(d, 2), shift);
-}
-
-static void id_basis_build(struct id_basis *b, uint32_t len)
-{
-	uint32_t shift = id_shift(len);
-
-	memset(b, 0, sizeof(*b));
-	b->len = len;
-	for (int bit = 0; bit < 16; bit++) {
-		uint32_t v = id_bit_term(shift, bit);
-		uint16_t c = (uint16_t)(1u << bit);
-
-		for (int k = 31; k >= 0 && v; k--) {
-			if (!(v >> k & 1))
-				continue;
-			if (!b->vec[k]) {
-				b->vec[k] = v;
-				b->combo[k] = c;
-				break;
-			}
-			v ^= b->vec[k];
-			c ^= b->combo[k];
-		}
-		/* v never reduces to 0: CRC-32 detects every burst of up to 32 bits, so no
-		 * nonzero change confined to 16 bits leaves the CRC as it was. */
-	}
-}
-
-/* The ID change x with L(x) = t, or -1 when t is outside the span of the ID bits. */
-static int id_basis_solve(const struct id_basis *b, uint32_t t)
-{
-	uint16_t x = 0;
-
-	for (int k = 31; k >= 0; k--) {
-		if (!(t >> k & 1))
-			continue;
-		if (!b->vec[k])
-			return -1;
-		t ^= b->vec[k];
-		x ^= b->combo[k];
-	}
-	return x;
-}
-
-/* cache: NULL, or ID_CACHE bases indexed by length. */
-static enum uroce_udp_id_result solve_id(uint8_t *p, size_t len, struct id_basis *cache,
-					 uint16_t *idp)
-{
-	struct id_basis local, *b;
-	uint32_t crc;
-
-	if (len < HDR4 + MIN_PAYLOAD || p[0] != 0x45 || p[9] != UROCE_IPPROTO_UDP ||
-	    get_be16(p + 2) != len)
-		return UROCE_UDP_ID_UNCHECKED;
-	if (uroce_icrc(UROCE_ICRC_ROCEV2_IPV4, p, HDR4, len - UROCE_ICRC_LEN, &crc) < 0)
-		return UROCE_UDP_ID_UNCHECKED;
-	uint16_t id = get_be16(p + 4);
-	uint32_t t = crc ^ get_le32(p + len - UROCE_ICRC_LEN);
-	if (idp)
-		*idp = id;
-	if (!t)
-		return UROCE_UDP_ID_OK;
-	if (cache) {
-		/* Fibonacci hashing: lengths that differ by a multiple of 16 (common among
-		 * RoCE packets) still land apart. */
-		b = &cache[(uint32_t)len * 2654435761u >> 28];
-		if (b->len != len)
-			id_basis_build(b, (uint32_t)len);
-	} else {
-		b = &local;
-		id_basis_build(b, (uint32_t)len);
-	}
-	int x = id_basis_solve(b, t);
-	if (x < 0)
-		return UROCE_UDP_ID_NONE;
-	id ^= (uint16_t)x;
-	put_be16(p + 4, id);
-	put_be16(p + 10, 0);
-	put_be16(p + 10, uroce_ipv4_checksum(p, UROCE_IPV4_HLEN));
-	if (idp)
-		*idp = id;
-	return UROCE_UDP_ID_SOLVED;
-}
-
-enum uroce_udp_id_result uroce_udp_solve_ipv4_id(uint8_t *p, size_t len, uint16_t *id)
-{
-	return solve_id(p, len, NULL, id);
-}
-
-/* ---- GSO and the IPv4 Identification ---- */
-
-/* With UDP_SEGMENT (GSO) the kernel cuts one send into datagrams of gso_size bytes, each
- * with its own IP header. From an unconnected IPv4 socket with DF, segment k carries ID k
- * (the first one 0, as a plain send; checked on kernel 6.18, facts.md section 2), and the
- * ICRC covers the ID: segment k must carry the ICRC its packet would have with ID k. CRC-32
- * being affine, that is the engine's ICRC (computed with the ID in its header) plus the
- * linear term of the ID change, one XOR per set bit from 16 terms per datagram length. */
-struct id_terms {
-	uint32_t len; /* datagram length the terms are for; 0: none yet */
-	uint32_t v[16];
-};
-
-/* The change of the stored ICRC of a datagram of len bytes when its ID changes by x. */
-static uint32_t id_change(struct id_terms *t, uint32_t len, uint16_t x)
-{
-	uint32_t d = 0;
-
-	if (t->len != len) {
-		uint32_t shift = id_shift(len);
-		for (int bit = 0; bit < 16; bit++)
-			t->v[bit] = id_bit_term(shift, bit);
-		t->len = len;
-	}
-	for (int bit = 0; x; bit++, x >>= 1)
-		if (x & 1)
-			d ^= t->v[bit];
-	return d;
-}
 
 /* ---- the backend's state ---- */
 
@@ -274,9 +84,10 @@ struct udp {
 	struct uroce_impair_hold hold; /* impaired packets, and those rx_place had no room for */
 	uint64_t armed;                /* the timerfd's expiry: the earliest held packet's due */
 
-	struct id_basis idc[ID_CACHE];
+	struct uroce_icrc_id_cache idc;
+	struct uroce_ipid ipid;   /* each IPv4 peer's ID sequences: which solved IDs to accept */
 	bool gso;                 /* UDP_SEGMENT in use: until the kernel refuses it */
-	struct id_terms gso_terms;
+	struct uroce_icrc_id_terms gso_terms;
 
 	/* A sendmmsg/recvmmsg batch. Sending, message m holds segs[m] packets: one, or a GSO
 	 * run whose packet k uses iov[2k] (its bytes up to the ICRC) and iov[2k + 1] (icrc[k],
@@ -626,13 +437,17 @@ static void tx_fill(struct udp *u, size_t m, size_t k, const struct tx_pkt *t,
 }
 
 /* Packet k goes out as segment `seg` of GSO message m: its bytes up to the ICRC, then the
- * ICRC for the ID the kernel will give it (unchanged over IPv6, which has no ID). */
+ * ICRC for the ID the kernel will give it (unchanged over IPv6, which has no ID). With
+ * UDP_SEGMENT the kernel cuts one send into datagrams of gso_size bytes, each with its own IP
+ * header; from an unconnected IPv4 socket with DF, segment k carries ID k (the first one 0,
+ * as a plain send; checked on kernel 6.18, docs/udp.md "GSO"), and the ICRC covers the ID. */
 static void tx_segment(struct udp *u, size_t k, uint32_t seg, const struct tx_pkt *t)
 {
 	uint32_t icrc = get_le32(t->payload + t->plen - UROCE_ICRC_LEN);
 
 	if (!t->key.ipv6)
-		icrc ^= id_change(&u->gso_terms, (uint32_t)(HDR4 + t->plen), (uint16_t)(t->id ^ seg));
+		icrc ^= uroce_icrc_id_change(&u->gso_terms, (uint32_t)(HDR4 + t->plen),
+					     (uint16_t)(t->id ^ seg));
 	put_le32(u->icrc[k], icrc);
 	u->iov[2 * k].iov_base = t->payload;
 	u->iov[2 * k].iov_len = t->plen - UROCE_ICRC_LEN;
@@ -872,6 +687,55 @@ static size_t rx_place(struct udp *u, struct uroce_io_pkt *pkts, size_t i, size_
 	return w + 1;
 }
 
+/* Writes a solved IPv4 ID into the rebuilt header, and the header checksum that goes with it:
+ * the packet is then the one its sender sent. */
+static void set_ipv4_id(uint8_t *hdr, uint16_t id)
+{
+	put_be16(hdr + 4, id);
+	put_be16(hdr + 10, 0);
+	put_be16(hdr + 10, uroce_ipv4_checksum(hdr, UROCE_IPV4_HLEN));
+}
+
+/* Where each verdict of the ID tracker is counted (verified packets are not). */
+static const int verdict_counter[] = {
+	[UROCE_IPID_VERIFIED] = -1,
+	[UROCE_IPID_WINDOW] = UROCE_UDP_C_ip_id_in_window,
+	[UROCE_IPID_RESYNC] = UROCE_UDP_C_ip_id_resynced,
+	[UROCE_IPID_FIRST] = UROCE_UDP_C_ip_id_first,
+	[UROCE_IPID_FALLBACK] = UROCE_UDP_C_ip_id_fallback,
+	[UROCE_IPID_REJECT] = UROCE_UDP_C_ip_id_rejected,
+};
+
+/* The ICRC of an IPv4 packet whose rebuilt header says ID 0. It verifies as is (uroce and
+ * Linux DF sockets send 0), or one other ID makes it verify, which is accepted only if it
+ * fits its peer's sequence (ipid.h, docs/udp.md): a random corruption is explained by some ID
+ * with probability 2^-16, by one in the window with W x 2^-32. Accepted: the ID written in,
+ * marked ICRC_OK. Not: delivered as rebuilt, and the engine's own check drops it. */
+static void rx_check_id(struct udp *u, struct uroce_io_pkt *p, uint64_t now)
+{
+	uint16_t id;
+	enum uroce_icrc_id_result res = uroce_icrc_id_solve(p->data, p->len, &u->idc, &id);
+
+	if (res == UROCE_ICRC_ID_NONE) {
+		uroce_ipid_unsolved(&u->ipid, p->src.ip, p->dst.ip);
+		u->c.ip_id_unsolved++;
+		return;
+	}
+	if (res != UROCE_ICRC_ID_OK && res != UROCE_ICRC_ID_SOLVED)
+		return;
+	enum uroce_ipid_verdict v = uroce_ipid_check(&u->ipid, p->src.ip, p->dst.ip, id,
+						     res == UROCE_ICRC_ID_OK, now);
+	if (verdict_counter[v] >= 0)
+		u->c.v[verdict_counter[v]]++;
+	if (!uroce_ipid_accepted(v))
+		return;
+	if (res == UROCE_ICRC_ID_SOLVED) {
+		set_ipv4_id(p->data, id);
+		u->c.ip_id_solved++;
+	}
+	p->flags |= UROCE_IO_PKT_ICRC_OK;
+}
+
 /* Turns message j, received into pkts[i], into a packet; returns the next free place. */
 static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts,
 		     size_t i, size_t w, size_t j, uint64_t now)
@@ -917,22 +781,8 @@ static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts
 	p->src = src;
 	p->dst = dst;
 
-	if (!s->ipv6 && u->solve_id && !(p->flags & UROCE_IO_PKT_TRUNC)) {
-		switch (solve_id(p->data, p->len, u->idc, NULL)) {
-		case UROCE_UDP_ID_OK: /* the ICRC matched: solve_id computed it */
-			p->flags |= UROCE_IO_PKT_ICRC_OK;
-			break;
-		case UROCE_UDP_ID_SOLVED:
-			p->flags |= UROCE_IO_PKT_ICRC_OK;
-			u->c.ip_id_solved++;
-			break;
-		case UROCE_UDP_ID_NONE:
-			u->c.ip_id_unsolved++;
-			break;
-		default:
-			break;
-		}
-	}
+	if (!s->ipv6 && u->solve_id && !(p->flags & UROCE_IO_PKT_TRUNC))
+		rx_check_id(u, p, now);
 
 	/* After the ID solver: an impairment is never "repaired". A duplicate waits in the hold
 	 * queue, due now: it is handed over after this batch (in this call when descriptors
@@ -1020,6 +870,8 @@ static int udp_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
 	out += uroce_impair_hold_release(&u->hold, pkts + out, n - out, now, &u->c.truncated);
 	timer_update(u);
 	u->c.delivered += out;
+	u->c.ip_id_fallbacks = u->ipid.fallbacks;
+	u->c.ip_id_peer_evictions = u->ipid.evictions;
 	return (int)out;
 }
 

@@ -49,8 +49,9 @@ struct uroce_udp_cfg {
 	 * pages cost no memory). */
 	uint32_t hold_pkts;
 	/* Never solve a received IPv4 packet's Identification (docs/udp.md): every ICRC keeps
-	 * its full 32-bit strength, but packets from senders that do not send ID 0 (Linux rxe)
-	 * then fail the ICRC check. */
+	 * its full 32 bits (solved IDs checked against each peer's sequence keep about 25 of
+	 * them), but packets from senders that do not send ID 0 (Linux rxe) then fail the ICRC
+	 * check. */
 	bool no_ip_id_solve;
 	/* Never send with UDP_SEGMENT (GSO). By default consecutive equal-sized datagrams to
 	 * one destination go out as one GSO send (docs/udp.md "GSO"). */
@@ -77,8 +78,15 @@ struct uroce_udp_cfg {
 	X(delivered, "packets handed to the caller")                                          \
 	X(truncated, "datagrams longer than the caller's buffer: cut and flagged TRUNC")      \
 	X(runts, "dropped: UDP payload shorter than BTH + ICRC (16 bytes)")                   \
-	X(ip_id_solved, "IPv4 packets delivered with a solved nonzero Identification")        \
+	X(ip_id_solved, "IPv4 packets delivered with a solved Identification, accepted: the next four") \
+	X(ip_id_in_window, "of ip_id_solved: the ID was in the window of its peer's sequence") \
+	X(ip_id_resynced, "of ip_id_solved: the ID continued a rejected one (a jump): a new sequence") \
+	X(ip_id_first, "of ip_id_solved: unchecked, the first from its peer (new, forgotten, or silent 65 s)") \
+	X(ip_id_fallback, "of ip_id_solved: unchecked, from a peer in fallback (its IDs fit no sequence)") \
+	X(ip_id_rejected, "IPv4 packets whose solved ID fits no sequence of its peer (delivered with ID 0)") \
 	X(ip_id_unsolved, "IPv4 packets no Identification makes verify (delivered with ID 0)") \
+	X(ip_id_fallbacks, "times a peer went into fallback: its solved IDs taken unchecked") \
+	X(ip_id_peer_evictions, "peers the ID tracker forgot to make room (UROCE_IPID_PEERS places)") \
 	UROCE_IMPAIR_COUNTERS(X)
 
 enum uroce_udp_counter {
@@ -134,20 +142,5 @@ uint64_t uroce_udp_now(void);
 uint64_t uroce_udp_next_deadline(const struct uroce_io *io);
 /* The handle's counters (live, updated by every call), or NULL when io is not a UDP backend. */
 const union uroce_udp_counters *uroce_udp_counters(const struct uroce_io *io);
-
-/* The IPv4 Identification solver (docs/udp.md). A UDP receiver never sees the sender's ID
- * but the ICRC covers it; CRC-32 is affine over GF(2), so for a given length the 16 ID bits
- * add a fixed linear term to the ICRC, and at most one ID makes a given packet verify. */
-enum uroce_udp_id_result {
-	UROCE_UDP_ID_OK,        /* the ICRC verifies with the ID in the header: unchanged */
-	UROCE_UDP_ID_SOLVED,    /* another ID verifies: written, header checksum recomputed */
-	UROCE_UDP_ID_NONE,      /* no ID verifies: the packet is corrupted; unchanged */
-	UROCE_UDP_ID_UNCHECKED, /* not a whole IPv4 (20-byte header) + UDP datagram with room
-				 * for a BTH and an ICRC, total length equal to len */
-};
-
-/* Finds the ID that makes the ICRC of the datagram p[0..len) verify; *id (may be NULL) gets
- * the header's ID after the call (untouched when UNCHECKED). */
-enum uroce_udp_id_result uroce_udp_solve_ipv4_id(uint8_t *p, size_t len, uint16_t *id);
 
 #endif
