@@ -16,7 +16,8 @@
  *    fill around its SGEs included. An atomic must return the word's value in the image, which
  *    it then updates. A WRITE or atomic posted while an earlier READ of the same bytes is still
  *    outstanding is fenced (IBV_SEND_FENCE): a READ that is retried is executed again, and
- *    would otherwise read the later write (IBA's ordering rules leave this to the application).
+ *    would otherwise read the later write (ordering that is the application's to ask for: the
+ *    soak without these fences reports mismatches within seconds under loss).
  *  - Messages (SEND, SEND with immediate, WRITE with immediate) are numbered per QP; the k-th
  *    message's kind, length, immediate and bytes are a function of (seed, QP, k) that both
  *    sides compute, so the server checks each receive completion (opcode, immediate, length,
@@ -33,9 +34,9 @@
  * the long run are tests/verbs/test_soak.sh (README "Tests", docs/performance.md "Verbs soak").
  *
  * Both sides run the same binary on the same host, so the connection messages are the
- * structures themselves. The op stream of each QP depends on the seed only; how the QPs
- * interleave and what the network does depend on timing, so a seed replays the same work,
- * not the same packets. */
+ * structures themselves. The op stream of each QP depends on the seed and the QP's path MTU
+ * only (--ops gives each QP an equal share); how the QPs interleave and what the network does
+ * depend on timing, so a seed replays the same work, not the same packets. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -1452,8 +1453,8 @@ static void usage(FILE *f)
 		"  -b, --bind ADDR        server: listen on this address only\n"
 		"Client (the server takes them from the client):\n"
 		"  -s, --seed N           the seed of the work (1)\n"
-		"  -n, --ops N            stop after N operations, N / QPs each (10000; 0: no\n"
-		"                         limit)\n"
+		"  -n, --ops N            stop after N operations, N / QPs each (10000, or no\n"
+		"                         limit with --seconds; 0: no limit)\n"
 		"  -t, --seconds SEC      stop after SEC seconds (0: no limit)\n"
 		"  -q, --qps N            RC queue pairs (4, at most %d)\n"
 		"  -d, --depth N          requests in flight per QP (8)\n"
@@ -1497,6 +1498,7 @@ int main(int argc, char **argv)
 	const char *port = "18515", *bind_addr = NULL;
 	int gid_index = 0, opt;
 	unsigned timeout = 0;
+	bool ops_given = false;
 
 	while ((opt = getopt_long(argc, argv, "p:g:T:b:s:n:t:q:d:r:SR:M:P:h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -1505,7 +1507,7 @@ int main(int argc, char **argv)
 		case 'T': timeout = (unsigned)num(optarg, "--timeout", 1u << 30); break;
 		case 'b': bind_addr = optarg; break;
 		case 's': co.seed = num(optarg, "--seed", UINT64_MAX); break;
-		case 'n': co.ops = num(optarg, "--ops", UINT64_MAX); break;
+		case 'n': co.ops = num(optarg, "--ops", UINT64_MAX); ops_given = true; break;
 		case 't': co.seconds = (double)num(optarg, "--seconds", 1u << 30); break;
 		case 'q': co.nqp = (uint32_t)num(optarg, "--qps", MAX_QP); break;
 		case 'd': co.depth = (uint32_t)num(optarg, "--depth", 1024); break;
@@ -1522,6 +1524,8 @@ int main(int argc, char **argv)
 	if (optind < argc && !strcmp(argv[optind], "server") && optind + 1 == argc)
 		return run_server(bind_addr, port, gid_index, timeout ? timeout : 300);
 	if (optind + 2 == argc && !strcmp(argv[optind], "client")) {
+		if (co.seconds > 0 && !ops_given)
+			co.ops = 0;
 		if (!co.nqp || !co.depth || !co.recv_depth || co.max_msg > co.max_rdma ||
 		    co.max_rdma < 8 * NATOMIC || (!co.ops && !co.seconds)) {
 			fprintf(stderr, "soak_verbs: needs QPs, depths, --max-msg <= --max-rdma, "
