@@ -586,6 +586,10 @@ int uroce_post_send(struct uroce_qp *qp, const struct uroce_send_wr *wr,
 			 * the SGEs need no L_Key and the buffers may be reused at once. */
 			uint8_t *p = w->inline_data;
 			for (int i = 0; i < wr->num_sge; i++) {
+				/* An empty SGE may have no address (and a QP without inline room
+				 * no buffer): memcpy from or to NULL is undefined even for 0. */
+				if (!wr->sg_list[i].length)
+					continue;
 				memcpy(p, (const void *)(uintptr_t)wr->sg_list[i].addr,
 				       wr->sg_list[i].length);
 				p += wr->sg_list[i].length;
