@@ -111,7 +111,10 @@ static const unsigned rereg_access[NREGION][4] = {
 	[R_RO] = {RR, 0, RR, 0},
 };
 
-static uint8_t ro_fill(size_t i) { return (uint8_t)(i * 7 + 3); }
+/* What the read-only region holds, and every guard byte (compared whole: a loop of byte
+ * comparisons would cost more than the rest of a step under the fuzzer's tracing). */
+static uint8_t g_ro_fill[4096], g_guard_fill[GUARD];
+static bool g_is_drop[UROCE_NCOUNTERS]; /* the drop_* counters */
 
 static const struct qp_conf {
 	enum uroce_qp_type type;
@@ -160,8 +163,10 @@ static void region_new(struct node *n, int r)
 	g->mem = malloc(g->len + 2 * GUARD);
 	FUZZ_CHECK(g->mem);
 	memset(g->mem, GUARD_FILL, GUARD);
-	for (size_t i = 0; i < g->len; i++)
-		g->mem[GUARD + i] = r == R_RO ? ro_fill(i) : FILL;
+	if (r == R_RO)
+		memcpy(g->mem + GUARD, g_ro_fill, g->len);
+	else
+		memset(g->mem + GUARD, FILL, g->len);
 	memset(g->mem + GUARD + g->len, GUARD_FILL, GUARD);
 	region_reg(n, r, region_conf[r].access);
 }
@@ -251,6 +256,13 @@ static void node_new(int i)
 	struct uroce_dev_cfg cfg = {.ngids = 2};
 	struct uroce_srq_attr srq = {.max_wr = SRQ_WR, .max_sge = 2, .srq_limit = SRQ_LIMIT};
 
+	if (!g_guard_fill[0]) {
+		memset(g_guard_fill, GUARD_FILL, GUARD);
+		for (size_t k = 0; k < sizeof(g_ro_fill); k++)
+			g_ro_fill[k] = (uint8_t)(k * 7 + 3);
+		for (enum uroce_counter k = 0; k < UROCE_NCOUNTERS; k++)
+			g_is_drop[k] = !strncmp(uroce_counter_name(k), "drop_", 5);
+	}
 	if (i == 0) {
 		cfg.port_mtu = UROCE_MTU_1024;
 		cfg.max_qp = 8;
@@ -586,20 +598,21 @@ static bool wc_opcode_known(enum uroce_wc_opcode op)
 	}
 }
 
-/* The device keeps its earliest timer between calls (dev.c): it must be what a scan of
- * every QP finds, or a timer would fire late. */
-static void check_deadline(struct uroce_dev *dev)
+/* The device keeps its earliest timer between calls (dev.c): it must be the earliest of
+ * its QPs' (the node's; objects the script creates are gone by now), or a timer would fire
+ * late. */
+static void check_deadline(struct node *n)
 {
 	uint64_t t = UROCE_NEVER;
 
-	for (uint32_t i = 0; i < dev->cfg.max_qp; i++) {
-		const struct uroce_qp *qp = dev->qps[i];
-		if (qp && qp->req.rto_deadline < t)
+	for (int q = 0; q < NQP; q++) {
+		const struct uroce_qp *qp = n->qp[q];
+		if (qp->req.rto_deadline < t)
 			t = qp->req.rto_deadline;
-		if (qp && qp->req.rnr_deadline < t)
+		if (qp->req.rnr_deadline < t)
 			t = qp->req.rnr_deadline;
 	}
-	FUZZ_CHECK(uroce_dev_next_deadline(dev) == t);
+	FUZZ_CHECK(uroce_dev_next_deadline(n->dev) == t);
 }
 
 static int qp_index(const struct node *n, const struct uroce_qp *qp)
@@ -676,8 +689,6 @@ static void poll_cqs(struct node *n)
 
 static void check_qps(struct node *n)
 {
-	const union uroce_counters *dc = uroce_dev_counters(n->dev);
-
 	for (int q = 0; q < NQP; q++) {
 		struct uroce_qp *qp = n->qp[q];
 		const struct req_state *rq = &qp->req;
@@ -694,9 +705,19 @@ static void check_qps(struct node *n)
 		FUZZ_CHECK(qp->sq.head - qp->sq.tail <= qp->cap.max_send_wr);
 		if (qp->type == UROCE_QPT_RC)
 			FUZZ_CHECK(uroce_psn_le(rq->una, rq->psn) && uroce_psn_le(rq->psn, rq->psn_max));
-		const union uroce_counters *qc = uroce_qp_counters(qp);
-		for (int k = 0; k < UROCE_NCOUNTERS; k++)
-			FUZZ_CHECK(qc->v[k] <= dc->v[k]);
+	}
+}
+
+/* The counters, at the end (they only grow): each named and described, a QP's never above
+ * the device's. */
+static void check_counters(const struct node *n)
+{
+	const union uroce_counters *dc = uroce_dev_counters(n->dev);
+
+	for (enum uroce_counter k = 0; k < UROCE_NCOUNTERS; k++) {
+		FUZZ_CHECK(uroce_counter_name(k) && uroce_counter_desc(k));
+		for (int q = 0; q < NQP; q++)
+			FUZZ_CHECK(uroce_qp_counters(n->qp[q])->v[k] <= dc->v[k]);
 	}
 }
 
@@ -705,16 +726,15 @@ static void check_node(struct node *n)
 	struct uroce_dev_attr da;
 	struct uroce_srq_attr sa;
 
-	check_deadline(n->dev);
+	check_deadline(n);
 	for (int r = 0; r < NREGION; r++) {
 		const struct region *g = &n->reg[r];
-		for (size_t i = 0; i < GUARD; i++)
-			FUZZ_CHECK(g->mem[i] == GUARD_FILL && g->mem[GUARD + g->len + i] == GUARD_FILL);
+		FUZZ_CHECK(!memcmp(g->mem, g_guard_fill, GUARD) &&
+			   !memcmp(g->mem + GUARD + g->len, g_guard_fill, GUARD));
 		/* Only LOCAL_INV and SEND_WITH_INV invalidate, and only a region that allows it. */
 		FUZZ_CHECK(uroce_mr_valid(g->mr) || g->access & INV);
 	}
-	for (size_t i = 0; i < n->reg[R_RO].len; i++)
-		FUZZ_CHECK(n->reg[R_RO].mem[GUARD + i] == ro_fill(i));
+	FUZZ_CHECK(!memcmp(n->reg[R_RO].mem + GUARD, g_ro_fill, n->reg[R_RO].len));
 	if (!n->hold_events)
 		take_events(n);
 	if (!n->hold_cq)
@@ -728,11 +748,9 @@ static void check_node(struct node *n)
 	/* Every datagram handed over is counted: it reached a QP or was dropped for a reason. */
 	const union uroce_counters *c = uroce_dev_counters(n->dev);
 	uint64_t seen = c->rcvd_pkts;
-	for (enum uroce_counter k = 0; k < UROCE_NCOUNTERS; k++) {
-		FUZZ_CHECK(uroce_counter_desc(k));
-		if (!strncmp(uroce_counter_name(k), "drop_", 5))
+	for (enum uroce_counter k = 0; k < UROCE_NCOUNTERS; k++)
+		if (g_is_drop[k])
 			seen += c->v[k];
-	}
 	FUZZ_CHECK(seen >= n->recv_calls);
 }
 
@@ -1248,6 +1266,7 @@ void fuzz_engine_finish(void)
 	for (int i = 0; i < 2; i++) {
 		g_node[i].hold_events = g_node[i].hold_cq = false;
 		check_node(&g_node[i]);
+		check_counters(&g_node[i]);
 	}
 }
 
