@@ -433,7 +433,11 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 
 int uroce_qp_destroy(struct uroce_qp *qp)
 {
-	uroce_dev_take_posted(qp->dev); /* off the posted list, which may hold it */
+	/* Off the posted list, which may hold it. In RESET its own work is not taken in: a QP
+	 * in ERR would otherwise flush what was posted since, into completions that name it
+	 * after it is freed (engine.h: destroyed without completions). */
+	qp->state = UROCE_QPS_RESET;
+	uroce_dev_take_posted(qp->dev);
 	qp->dev->deadline_stale = true;
 	sched_del(qp);
 	if (qp->type == UROCE_QPT_GSI)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Adversarial cases the engine fuzzer reaches (fuzz/fuzz_engine.c), pinned down packet by
  * packet (inject.h) with their exact outcome: what is sent, what completes, which counter
- * moves, and that nothing is written outside what the request may touch. Two of them were
- * bugs the fuzzer found (the retry that met a failed WQE, the inline copy of an empty
- * SGE). */
+ * moves, and that nothing is written outside what the request may touch. Three of them were
+ * bugs the fuzzer found (the retry that met a failed WQE, the inline copy of an empty SGE,
+ * the completions of a QP being destroyed). */
 #include "inject.h"
 
 #include "engine/priv.h"
@@ -318,6 +318,27 @@ static void test_IBA11_6_3_events_lost_when_unread(void **state)
 	inj_free(t);
 }
 
+/* uroce_qp_destroy frees a QP without completions (engine.h), also when work posted to it in
+ * ERR has not been taken in by the engine yet: flushed then, it would complete naming a QP
+ * already freed. Found by the fuzzer (a QP recreated while its posts waited). */
+static void test_destroy_completes_nothing(void **state)
+{
+	struct inj_opts o = {0};
+	struct inj *t = inj_new(&o);
+	struct h_buf b = inj_buf(t, 64, 1);
+	struct uroce_qp_attr a = {.qp_state = UROCE_QPS_ERR};
+	(void)state;
+
+	assert_int_equal(uroce_qp_modify(t->qp, &a, UROCE_QPA_STATE), 0);
+	h_post_send(t->qp, UROCE_WR_SEND, 1, &b, 0, 8, 0, 0, 0);
+	h_post_recv(t->qp, 2, &b, 0, 8);
+	assert_int_equal(uroce_qp_destroy(t->qp), 0);
+	assert_int_equal(uroce_cq_count(t->cq), 0);
+	expect_no_wc(t);
+	h_buf_free(&b);
+	inj_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_IBA9_8_ud_too_long_keeps_the_wqe),
 		cmocka_unit_test(test_IBA9_7_5_2_8_write_imm_rnr_lands_nothing),
 		cmocka_unit_test(test_IBA11_6_3_events_lost_when_unread),
+		cmocka_unit_test(test_destroy_completes_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
