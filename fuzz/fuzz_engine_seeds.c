@@ -1054,17 +1054,17 @@ static void seed_refusals(void)
 
 static void seed_queues(void)
 {
-	/* Work posted to a QP in ERR, and to a UD QP in SQE (after a send longer than the
-	 * MTU), completes flushed; queues take 32 WQEs and refuse the 33rd. */
+	/* Work posted to a QP in ERR, and to a UD QP in SQE (after a send whose buffer no key
+	 * covers), completes flushed; queues take 32 WQEs and refuse the 33rd. */
 	begin();
 	settle();
 	modify(A, QP_UC, UROCE_QPS_ERR, 1, 0, v0);
 	post_send(A, QP_UC, W_SEND, 1, 0);
 	post_recv(A, QP_UC, 0, 0);
 	FUZZ_CHECK(last_wc(g_node[A].cq)->status == UROCE_WC_WR_FLUSH_ERR);
-	post_send(A, QP_UD, W_SEND, 255, 0);
+	post_send(A, QP_UD, W_SEND, 1, P_BAD_LOCAL);
 	FUZZ_CHECK(state(A, QP_UD) == UROCE_QPS_SQE &&
-		   last_wc(g_node[A].cq)->status == UROCE_WC_LOC_LEN_ERR);
+		   last_wc(g_node[A].cq)->status == UROCE_WC_LOC_PROT_ERR);
 	post_send(A, QP_UD, W_SEND, 1, 0);
 	FUZZ_CHECK(last_wc(g_node[A].cq)->status == UROCE_WC_WR_FLUSH_ERR);
 	for (int k = 0; k < 33; k++)
