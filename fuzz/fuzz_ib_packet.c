@@ -13,7 +13,7 @@
 static void check_as_rocev1(const struct uroce_pkt *ib, uint32_t crc)
 {
 	/* Only when the GRH PayLen and the LRH PktLen put the ICRC at the same place. */
-	if (ib->icrc_off + UROCE_ICRC_LEN != UROCE_LRH_LEN + UROCE_GRH_LEN + ib->grh.paylen)
+	if (ib->icrc_off + UROCE_ICRC_LEN != (size_t)UROCE_LRH_LEN + UROCE_GRH_LEN + ib->grh.paylen)
 		return;
 
 	size_t body = ib->icrc_off + UROCE_ICRC_LEN - UROCE_LRH_LEN;

@@ -433,7 +433,11 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 
 int uroce_qp_destroy(struct uroce_qp *qp)
 {
-	uroce_dev_take_posted(qp->dev); /* off the posted list, which may hold it */
+	/* Off the posted list, which may hold it. In RESET its own work is not taken in: a QP
+	 * in ERR would otherwise flush what was posted since, into completions that name it
+	 * after it is freed (engine.h: destroyed without completions). */
+	qp->state = UROCE_QPS_RESET;
+	uroce_dev_take_posted(qp->dev);
 	qp->dev->deadline_stale = true;
 	sched_del(qp);
 	if (qp->type == UROCE_QPT_GSI)
@@ -589,6 +593,10 @@ int uroce_post_send(struct uroce_qp *qp, const struct uroce_send_wr *wr,
 			 * the SGEs need no L_Key and the buffers may be reused at once. */
 			uint8_t *p = w->inline_data;
 			for (int i = 0; i < wr->num_sge; i++) {
+				/* An empty SGE may have no address (and a QP without inline room
+				 * no buffer): memcpy from or to NULL is undefined even for 0. */
+				if (!wr->sg_list[i].length)
+					continue;
 				memcpy(p, (const void *)(uintptr_t)wr->sg_list[i].addr,
 				       wr->sg_list[i].length);
 				p += wr->sg_list[i].length;

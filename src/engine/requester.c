@@ -204,6 +204,14 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 	if (sq->cur != sq->tail && sq_at(sq, sq->cur - 1)->state == SWQE_FAILED)
 		return false;
 	w = sq_at(sq, sq->cur);
+	/* A retry (go-back-N or RNR) starts again from the oldest WQE and can come upon one
+	 * that was passed without packets the first time (a local error, a LOCAL_INV): it is
+	 * passed again, and completes in order as then. Sent as if active, it would go out
+	 * built from PSNs it never had. */
+	if (w->state == SWQE_FAILED || w->state == SWQE_DONE) {
+		pass_local(qp, w, w->state, w->status);
+		return true;
+	}
 	if (w->state == SWQE_POSTED) {
 		/* SQD: messages in progress finish, no new one starts (IBA 10.3.1). */
 		if (qp->state == UROCE_QPS_SQD)
