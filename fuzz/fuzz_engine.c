@@ -669,6 +669,10 @@ static void poll_cqs(struct node *n)
 		FUZZ_CHECK(uroce_cq_user(cqs[c]) == n);
 		while ((got = uroce_cq_poll(cqs[c], wc, 16)) > 0) {
 			for (int i = 0; i < got; i++) {
+				/* Staged when its QP was destroyed (the recreate step): no QP to
+				 * check it against (cq_forget_qp). */
+				if (!wc[i].qp)
+					continue;
 				int q = qp_index(n, wc[i].qp);
 				FUZZ_CHECK(q < NQP && wc[i].qp_num == uroce_qp_num(n->qp[q]));
 				FUZZ_CHECK(qp_cq(n, q) == cqs[c]);
