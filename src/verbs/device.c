@@ -288,6 +288,7 @@ int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 	a->max_cqe = clamp_int(e.max_cqe);
 	a->max_mr = clamp_int(e.max_mr);
 	a->max_pd = clamp_int(e.max_pd);
+	a->max_ah = INT32_MAX; /* the engine sets no limit on address handles */
 	a->max_qp_rd_atom = clamp_int(e.max_qp_rd_atom);
 	a->max_qp_init_rd_atom = clamp_int(e.max_qp_init_rd_atom);
 	a->max_res_rd_atom = clamp_int((uint64_t)e.max_qp_rd_atom * e.max_qp);
@@ -301,6 +302,10 @@ int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 	return 0;
 }
 
+/* The extended attributes say what the basic ones say (device_cap_flags_ex holds the same
+ * flags, phys_port_cnt_ex the same port count); everything else is a capability uroce does
+ * not have (ODP, timestamps, TSO, RSS, packet pacing, tag matching, device memory, PCI
+ * atomics): zero. */
 static int query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
 			   struct ibv_device_attr_ex *attr, size_t len)
 {
@@ -308,11 +313,12 @@ static int query_device_ex(struct ibv_context *ctx, const struct ibv_query_devic
 	int err;
 
 	if (in && in->comp_mask)
-		return EINVAL;
+		return uv_fail(EINVAL);
 	memset(&a, 0, sizeof(a));
 	if ((err = ibv_query_device(ctx, &a.orig_attr)))
 		return err;
-	a.max_dm_size = 0;
+	a.device_cap_flags_ex = (uint32_t)a.orig_attr.device_cap_flags;
+	a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
 	memcpy(attr, &a, len < sizeof(a) ? len : sizeof(a));
 	return 0;
 }
@@ -324,7 +330,7 @@ static int query_port_full(struct ibv_context *ctx, uint8_t port, struct ibv_por
 	struct ibv_port_attr a;
 
 	if (port != 1)
-		return EINVAL;
+		return uv_fail(EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.state = IBV_PORT_ACTIVE;
 	a.max_mtu = IBV_MTU_4096;
@@ -359,8 +365,10 @@ int ibv_query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv_gi
 {
 	struct uv_device *d = port_of(ctx)->dev;
 
-	if (port != 1 || index < 0 || index >= UV_MAX_GIDS)
+	if (port != 1 || index < 0 || index >= UV_MAX_GIDS) {
+		errno = EINVAL;
 		return -1;
+	}
 	if ((size_t)index < d->ngids)
 		gid_of(&d->gid[index].addr, gid);
 	else
@@ -375,9 +383,9 @@ int _ibv_query_gid_ex(struct ibv_context *ctx, uint32_t port, uint32_t index,
 	struct ibv_gid_entry e;
 
 	if (flags || port != 1 || size < sizeof(e))
-		return EINVAL;
+		return uv_fail(EINVAL);
 	if (index >= d->ngids)
-		return index < UV_MAX_GIDS ? ENODATA : EINVAL;
+		return uv_fail(index < UV_MAX_GIDS ? ENODATA : EINVAL);
 	memset(&e, 0, sizeof(e));
 	gid_of(&d->gid[index].addr, &e.gid);
 	e.gid_index = index;
@@ -394,10 +402,8 @@ ssize_t _ibv_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entr
 	struct uv_device *d = port_of(ctx)->dev;
 	size_t i;
 
-	if (flags || size < sizeof(*entries))
-		return -EINVAL;
-	if (max < d->ngids)
-		return -EINVAL;
+	if (flags || size < sizeof(*entries) || max < d->ngids)
+		return -uv_fail(EINVAL);
 	for (i = 0; i < d->ngids; i++)
 		_ibv_query_gid_ex(ctx, 1, (uint32_t)i,
 				  (struct ibv_gid_entry *)((char *)entries + i * size), 0, size);
@@ -411,8 +417,10 @@ int ibv_query_gid_type(struct ibv_context *ctx, uint8_t port, unsigned int index
 {
 	struct uv_device *d = port_of(ctx)->dev;
 
-	if (port != 1 || index >= d->ngids)
+	if (port != 1 || index >= d->ngids) {
+		errno = EINVAL;
 		return -1;
+	}
 	*type = UV_GID_TYPE_SYSFS_ROCE_V2;
 	return 0;
 }
@@ -421,8 +429,10 @@ int ibv_query_gid_type(struct ibv_context *ctx, uint8_t port, unsigned int index
 int ibv_query_pkey(struct ibv_context *ctx, uint8_t port, int index, __be16 *pkey)
 {
 	(void)ctx;
-	if (port != 1 || index != 0)
+	if (port != 1 || index != 0) {
+		errno = EINVAL;
 		return -1;
+	}
 	*pkey = htons(0xffff);
 	return 0;
 }
@@ -430,8 +440,10 @@ int ibv_query_pkey(struct ibv_context *ctx, uint8_t port, int index, __be16 *pke
 int ibv_get_pkey_index(struct ibv_context *ctx, uint8_t port, __be16 pkey)
 {
 	(void)ctx;
-	if (port != 1 || (ntohs(pkey) & 0x7fff) != 0x7fff)
+	if (port != 1 || (ntohs(pkey) & 0x7fff) != 0x7fff) {
+		errno = port != 1 ? EINVAL : ENOENT;
 		return -1;
+	}
 	return 0;
 }
 

@@ -292,11 +292,11 @@ int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
 	(void)qp, (void)gid, (void)lid;
-	return EOPNOTSUPP;
+	return uv_fail(EOPNOTSUPP);
 }
 
 int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
 	(void)qp, (void)gid, (void)lid;
-	return EOPNOTSUPP;
+	return uv_fail(EOPNOTSUPP);
 }

@@ -41,7 +41,7 @@ int ibv_dealloc_pd(struct ibv_pd *ibpd)
 	err = uroce_pd_dealloc(pd->eng);
 	pthread_mutex_unlock(&port->lock);
 	if (err)
-		return uv_errno(err);
+		return uv_fail(uv_errno(err));
 	free(pd);
 	return 0;
 }
@@ -160,7 +160,7 @@ int ibv_destroy_ah(struct ibv_ah *ibah)
 	err = uroce_ah_destroy(ah->eng);
 	pthread_mutex_unlock(&port->lock);
 	if (err)
-		return uv_errno(err);
+		return uv_fail(uv_errno(err));
 	free(ah);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #ifndef UROCE_VERBS_PRIV_H
 #define UROCE_VERBS_PRIV_H
 
+#include <errno.h>
 #include <infiniband/verbs.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -144,6 +145,16 @@ static inline struct uv_context *to_uv_context(struct ibv_context *c)
 static inline struct uv_port *port_of(struct ibv_context *c) { return to_uv_context(c)->port; }
 static inline struct uv_qp *to_uv_qp(struct ibv_qp *qp) { return (struct uv_qp *)qp; }
 static inline struct uv_cq *to_uv_cq(struct ibv_cq *cq) { return (struct uv_cq *)cq; }
+
+/* Returns err after storing a nonzero one in errno: the verbs that return an errno value
+ * set errno as well, as rdma-core's do (their kernel commands fail through system calls), so
+ * that a program that prints errno (qperf, perror) gives the reason. */
+static inline int uv_fail(int err)
+{
+	if (err)
+		errno = err;
+	return err;
+}
 
 /* device.c */
 struct uv_device *uv_device_get(void);
