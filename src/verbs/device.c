@@ -235,6 +235,16 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	return ctx;
 }
 
+/* ibv_import_device(3) takes the command file descriptor of a context opened elsewhere (a
+ * dup of its cmd_fd). uroce's contexts have none (cmd_fd is -1: no kernel device), so no
+ * descriptor can name one: NULL with EOPNOTSUPP. */
+struct ibv_context *ibv_import_device(int cmd_fd)
+{
+	(void)cmd_fd;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
 int ibv_close_device(struct ibv_context *ctx)
 {
 	struct uv_context *c = to_uv_context(ctx), **pp;
@@ -470,6 +480,44 @@ void uv_ah_attr_from_engine(const struct uroce_ah_attr *in, struct ibv_ah_attr *
 	out->grh.flow_label = in->flow_label;
 	out->is_global = 1;
 	out->port_num = in->port_num;
+}
+
+/* The next hop's Ethernet address and VLAN for a RoCE address vector (rdma-core 44 exports
+ * it for providers, libibverbs/verbs.c; no man page): the route from the source GID's
+ * interface to the destination GID and the kernel's neighbour table (netif.c,
+ * uroce_netif_l2). Waits for the kernel to resolve a neighbour for up to rdma-core's
+ * NEIGH_GET_DEFAULT_TIMEOUT_MS, 3 s. Returns 0, or a negative errno as rdma-core does:
+ * -EINVAL for a source GID index the table does not have, -EHOSTUNREACH when the
+ * destination cannot be resolved through that interface, -ENOMEM. */
+#define UV_L2_WAIT_MS 3000
+#define UV_L2_POLL_MS 10
+
+int ibv_resolve_eth_l2_from_gid(struct ibv_context *ctx, struct ibv_ah_attr *attr,
+				uint8_t eth_mac[6], uint16_t *vid);
+int ibv_resolve_eth_l2_from_gid(struct ibv_context *ctx, struct ibv_ah_attr *attr,
+				uint8_t eth_mac[6], uint16_t *vid)
+{
+	struct uv_device *d = port_of(ctx)->dev;
+	struct uroce_io_addr dst;
+	uint8_t mac[6];
+	uint16_t v;
+	int err;
+
+	if (attr->port_num != 1 || attr->grh.sgid_index >= d->ngids)
+		return -uv_fail(EINVAL);
+	uroce_netif_addr_from_gid(attr->grh.dgid.raw, &dst);
+	for (int waited = 0;; waited += UV_L2_POLL_MS) {
+		err = uroce_netif_l2(d->gid[attr->grh.sgid_index].ifindex, &dst, mac, &v);
+		if (err != UROCE_EAGAIN || waited >= UV_L2_WAIT_MS)
+			break;
+		usleep(UV_L2_POLL_MS * 1000);
+	}
+	if (err)
+		return -uv_fail(err == UROCE_ENOMEM ? ENOMEM : EHOSTUNREACH);
+	memcpy(eth_mac, mac, 6);
+	if (vid)
+		*vid = v;
+	return 0;
 }
 
 /* ---- Asynchronous events ---- */

@@ -111,6 +111,10 @@ const char *ibv_event_type_str(enum ibv_event_type e)
 
 /* ---- Fork: registered memory is ordinary process memory here, so fork needs nothing ---- */
 
+/* A NIC writes the physical page it was given at registration, which after a fork may be
+ * the child's copy; uroce's progress thread writes through the process's own virtual
+ * addresses, which copy-on-write keeps pointing at the parent's pages. Hence
+ * IBV_FORK_UNNEEDED (ibv_is_fork_initialized(3): fork is safe without ibv_fork_init). */
 int ibv_fork_init(void) { return 0; }
 enum ibv_fork_status ibv_is_fork_initialized(void) { return IBV_FORK_UNNEEDED; }
 /* Exported for providers (rdma-core's libibverbs/memory.c); no public header declares them. */
@@ -313,18 +317,42 @@ void ibv_copy_path_rec_from_kern(struct ibv_sa_path_rec *dst, struct ib_user_pat
 	dst->preference = src->preference;
 }
 
+void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst, struct ibv_sa_path_rec *src);
+void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst, struct ibv_sa_path_rec *src)
+{
+	memcpy(dst->dgid, src->dgid.raw, sizeof(dst->dgid));
+	memcpy(dst->sgid, src->sgid.raw, sizeof(dst->sgid));
+	dst->dlid = src->dlid;
+	dst->slid = src->slid;
+	dst->raw_traffic = (__u32)src->raw_traffic;
+	dst->flow_label = src->flow_label;
+	dst->hop_limit = src->hop_limit;
+	dst->traffic_class = src->traffic_class;
+	dst->reversible = (__u32)src->reversible;
+	dst->numb_path = src->numb_path;
+	dst->pkey = src->pkey;
+	dst->sl = src->sl;
+	dst->mtu_selector = src->mtu_selector;
+	dst->mtu = src->mtu;
+	dst->rate_selector = src->rate_selector;
+	dst->rate = src->rate;
+	dst->packet_life_time_selector = src->packet_life_time_selector;
+	dst->packet_life_time = src->packet_life_time;
+	dst->preference = src->preference;
+}
+
 /* ---- Enhanced connection establishment: no options to offer (ibv_query_ece(3)) ---- */
 
 int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	(void)qp, (void)ece;
-	return EOPNOTSUPP;
+	return uv_fail(EOPNOTSUPP);
 }
 
 int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	(void)qp, (void)ece;
-	return EOPNOTSUPP;
+	return uv_fail(EOPNOTSUPP);
 }
 
 /* ---- Multicast: UD multicast groups are not implemented ---- */

@@ -32,6 +32,11 @@ enum uv_gid_type_sysfs { UV_GID_TYPE_SYSFS_ROCE_V1 = 0, UV_GID_TYPE_SYSFS_ROCE_V
 /* The one device of a process: the host's addresses (or UROCE_IP's) as a RoCEv2 port. */
 struct uv_device {
 	struct ibv_device ibv;
+	/* NULL, where rdma-core's struct verbs_device keeps the provider's ops right after the
+	 * ibv_device (driver.h): a real provider library loaded beside this one (libmlx5's
+	 * mlx5dv_*, libefa's efadv_*) compares that pointer with its own to tell its devices,
+	 * and so finds that this one is not. */
+	const void *verbs_ops;
 	struct uroce_netif_addr gid[UV_MAX_GIDS];
 	size_t ngids;
 	enum uroce_mtu active_mtu;
@@ -86,6 +91,8 @@ struct uv_pd {
 struct uv_mr {
 	struct ibv_mr ibv;
 	struct uroce_mr *eng;
+	uint64_t iova;   /* the address the network sees addr at */
+	unsigned access; /* the engine's access bits (enum uroce_access) */
 };
 
 struct uv_ah {

@@ -352,6 +352,17 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *out, int mask,
 	return 0;
 }
 
+/* ibv_query_qp_data_in_order(3): 1 only when the bytes of each message are written to memory
+ * in order, so that a reader may poll the last byte instead of the completion. The
+ * responder copies each packet's payload with memcpy, which gives no order within the copy
+ * (glibc's x86 memcpy stores the head of a large copy after its tail), so uroce cannot
+ * promise it for any operation: 0. */
+int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
+{
+	(void)qp, (void)op, (void)flags;
+	return 0;
+}
+
 int ibv_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct uv_qp *qp = to_uv_qp(ibqp);
