@@ -445,8 +445,10 @@ int uv_query_device_1_0(struct ibv_context_1_0 *ctx, struct ibv_device_attr *att
 V1_0(uv_query_device_1_0, ibv_query_device);
 
 /* 1.0's port attributes end where the compat structure of ibv_query_port@@1.1 ends. */
-int uv_query_port_1_0(struct ibv_context_1_0 *ctx, uint8_t port, struct _compat_ibv_port_attr *attr);
-int uv_query_port_1_0(struct ibv_context_1_0 *ctx, uint8_t port, struct _compat_ibv_port_attr *attr)
+int uv_query_port_1_0(struct ibv_context_1_0 *ctx, uint8_t port,
+		      struct _compat_ibv_port_attr *attr);
+int uv_query_port_1_0(struct ibv_context_1_0 *ctx, uint8_t port,
+		      struct _compat_ibv_port_attr *attr)
 {
 	return ibv_query_port(ctx->real_context, port, attr);
 }

@@ -149,7 +149,8 @@ static int init_attr_check(const struct ibv_qp_init_attr_ex *in)
 
 	if (mask & ~(uint32_t)UV_QP_INIT_ATTR_ALL || !(mask & IBV_QP_INIT_ATTR_PD) || !in->pd)
 		return EINVAL;
-	if (mask & (IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH) ||
+	if (mask & (IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_IND_TABLE |
+		    IBV_QP_INIT_ATTR_RX_HASH) ||
 	    (mask & IBV_QP_INIT_ATTR_CREATE_FLAGS && in->create_flags) ||
 	    (mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER && in->max_tso_header))
 		return EOPNOTSUPP;
