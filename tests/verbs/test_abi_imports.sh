@@ -1,35 +1,62 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Every symbol the unmodified Debian verbs programs (ibverbs-utils, perftest) and librdmacm
-# import from libibverbs.so.1, libmlx5.so.1 and libefa.so.1 must be exported, with the version
-# it was linked against, by uroce's copies in $UROCE_LIBDIR. The programs use versioned
-# symbols and BIND_NOW, so one missing symbol or version node stops them before main()
-# (facts.md section 5).
+# Every Debian binary and library that links libibverbs.so.1, libmlx5.so.1 or libefa.so.1
+# (directly or through another library, librdmacm included), from the packages uroce means to
+# serve, loads against uroce's copies in $UROCE_LIBDIR: ibverbs-utils, perftest,
+# rdmacm-utils, qperf, python3-pyverbs, libucx0 and ucx-utils, libfabric1 and libfabric-bin,
+# libopenmpi3 and openmpi-bin, mpich and libmpich12 (which link none today), librdmacm1, and
+# ibverbs-providers (rdma-core's own providers, as if loaded by mistake). They use versioned
+# symbols and BIND_NOW, so one missing symbol or version node stops them before main().
 #
-# Checked twice: from the ELF tables (readelf), which names exactly what is missing, and by
-# the dynamic loader itself: `ldd -r` under LD_BIND_NOW=1 for every file, and a harmless start
-# (--help) of every program, which must not end in "symbol lookup error" or "version ... not
-# found", and must not crash or hang. Exits 77 (skipped) when none of the programs is
-# installed.
+# Checked from the ELF tables (readelf), which names exactly what is missing and who needs
+# it; by the dynamic loader itself: `ldd -r` under LD_BIND_NOW=1 for every file, which must
+# report nothing that it does not also report with Debian's own libraries (some Open MPI
+# components leave Open MPI's symbols to the program), and must resolve our three libraries
+# to $UROCE_LIBDIR; by importing every pyverbs module in Debian's python3; and by a harmless
+# start (--help) of the ibverbs-utils and perftest programs, which must not end in "symbol
+# lookup error" or "version ... not found", nor crash or hang. And rdma-core's own provider
+# libraries, preloaded into ibv_devices, change nothing; Debian's libmlx5 and libefa say
+# that uroce0 is not theirs. A named package that is not installed is a failure
+# (scripts/install-deps.sh installs them); exits 77 (skipped) when none is, or without dpkg.
 set -u
 
 : "${UROCE_LIBDIR:?the directory of uroce libibverbs.so.1, libmlx5.so.1, libefa.so.1}"
 libdir=$(cd "$UROCE_LIBDIR" && pwd) || { echo "FAIL no directory $UROCE_LIBDIR"; exit 1; }
 ours="libibverbs.so.1 libmlx5.so.1 libefa.so.1"
-for tool in readelf ldd timeout; do
+for tool in readelf ldd timeout dpkg-query; do
 	command -v $tool >/dev/null || { echo "$tool missing: skipped"; exit 77; }
 done
 
-files=()
-for f in /usr/bin/ibv_devices /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong \
-	/usr/bin/ibv_uc_pingpong /usr/bin/ibv_ud_pingpong /usr/bin/ibv_srq_pingpong \
-	/usr/bin/ibv_xsrq_pingpong /usr/bin/ibv_asyncwatch /usr/bin/ib_*; do
-	[ -x "$f" ] && files+=("$f")
+packages="ibverbs-utils perftest rdmacm-utils qperf python3-pyverbs libucx0 ucx-utils
+	libfabric1 libfabric-bin libopenmpi3 openmpi-bin mpich libmpich12 librdmacm1
+	ibverbs-providers"
+installed=()
+absent=()
+for p in $packages; do
+	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		installed+=("$p")
+	else
+		absent+=("$p")
+	fi
 done
-[ ${#files[@]} -gt 0 ] || { echo "ibverbs-utils and perftest not installed: skipped"; exit 77; }
-progs=("${files[@]}")
-rdmacm=/usr/lib/$(uname -m)-linux-gnu/librdmacm.so.1
-[ -e "$rdmacm" ] && files+=("$rdmacm")
+[ ${#installed[@]} -gt 0 ] || { echo "none of the packages is installed: skipped"; exit 77; }
+
+# The ELF files of those packages whose dependency closure holds one of our libraries (ldd
+# lists the closure; with Debian's libraries, since ours may not resolve yet).
+files=()
+for p in "${installed[@]}"; do
+	while read -r f; do
+		[ -f "$f" ] && [ ! -L "$f" ] || continue
+		readelf -h "$f" >/dev/null 2>&1 || continue
+		ldd "$f" 2>/dev/null | grep -qE '(libibverbs|libmlx5|libefa)\.so\.1 ' && files+=("$f")
+	done < <(dpkg -L "$p")
+done
+[ ${#files[@]} -gt 0 ] || { echo "FAIL found no file that links libibverbs"; exit 1; }
+# Programs started with --help: the ibverbs-utils and perftest ones.
+progs=()
+for f in "${files[@]}"; do
+	case "$f" in /usr/bin/ibv_* | /usr/bin/ib_*) progs+=("$f") ;; esac
+done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -113,9 +140,12 @@ run_errors='symbol lookup error|version .* not found|error while loading shared 
 for f in "${files[@]}"; do
 	name=$(basename "$f")
 	out=$(LD_LIBRARY_PATH=$libdir LD_BIND_NOW=1 ldd -r "$f" 2>&1)
-	if grep -Eq "$ldd_errors" <<<"$out"; then
-		fail "ldd -r $name:"
-		grep -E "$ldd_errors" <<<"$out" | head -n 5 | sed 's/^/    /'
+	base=$(LD_BIND_NOW=1 ldd -r "$f" 2>&1)
+	new=$(comm -23 <(grep -E "$ldd_errors" <<<"$out" | sort -u) \
+		<(grep -E "$ldd_errors" <<<"$base" | sort -u))
+	if [ -n "$new" ]; then
+		fail "ldd -r $name (not so with Debian's libraries):"
+		head -n 5 <<<"$new" | sed 's/^/    /'
 	fi
 	for lib in $ours; do
 		if readelf -d "$f" | grep -q "NEEDED.*\[$lib\]" &&
@@ -123,6 +153,20 @@ for f in "${files[@]}"; do
 			fail "$name: $lib does not resolve to $libdir/$lib"
 		fi
 	done
+done
+# pyverbs' modules, imported as a program imports them.
+python=/usr/bin/python3
+nmods=0
+for f in "${files[@]}"; do
+	case "$f" in */dist-packages/pyverbs/*.so) ;; *) continue ;; esac
+	mod=${f#*/dist-packages/}
+	mod=${mod%%.cpython-*}
+	mod=${mod//\//.}
+	nmods=$((nmods + 1))
+	if ! out=$(LD_LIBRARY_PATH=$libdir timeout 60 "$python" -c "import $mod" 2>&1); then
+		fail "import $mod:"
+		tail -n 3 <<<"$out" | sed 's/^/    /'
+	fi
 done
 for f in "${progs[@]}"; do
 	name=$(basename "$f")
@@ -139,6 +183,54 @@ for f in "${progs[@]}"; do
 	fi
 done
 
+# rdma-core's providers loaded by mistake (preloaded here) register themselves with
+# libibverbs from a constructor: uroce's ignores them, so a program still sees uroce0 alone;
+# and the real libmlx5/libefa, asked about uroce's device, find it is not theirs (where their
+# struct verbs_device keeps the provider's ops, uroce's device has NULL) and say so.
+nprov=0
+arch=/usr/lib/$(uname -m)-linux-gnu
+if [ -x /usr/bin/ibv_devices ]; then
+	for f in "${files[@]}"; do
+		case "$f" in "$arch"/libibverbs/*.so | "$arch"/libmlx[45].so.* | "$arch"/libefa.so.* | \
+			"$arch"/libmana.so.*) ;;
+		*) continue ;;
+		esac
+		nprov=$((nprov + 1))
+		out=$(LD_PRELOAD=$f LD_LIBRARY_PATH=$libdir timeout 20 /usr/bin/ibv_devices 2>&1)
+		rc=$?
+		if [ $rc -ne 0 ] || [ "$(grep -c '^ *uroce0 ' <<<"$out")" != 1 ] ||
+			[ "$(grep -cE '^ +[a-z]' <<<"$out")" != 2 ]; then
+			fail "ibv_devices with $(basename "$f") preloaded (exit $rc):"
+			head -n 5 <<<"$out" | sed 's/^/    /'
+		fi
+	done
+fi
+real_mlx5=$(ls "$arch"/libmlx5.so.1.*.* 2>/dev/null | head -n 1)
+real_efa=$(ls "$arch"/libefa.so.1.*.* 2>/dev/null | head -n 1)
+if [ -n "$real_mlx5" ] && [ -n "$real_efa" ]; then
+	out=$(LD_LIBRARY_PATH=$libdir timeout 60 "$python" -c "
+import ctypes
+v = ctypes.CDLL('libibverbs.so.1', mode=ctypes.RTLD_GLOBAL)
+m = ctypes.CDLL('$real_mlx5')
+e = ctypes.CDLL('$real_efa')
+v.ibv_get_device_list.restype = ctypes.POINTER(ctypes.c_void_p)
+v.ibv_open_device.restype = ctypes.c_void_p
+m.mlx5dv_is_supported.restype = ctypes.c_bool
+dev = ctypes.c_void_p(v.ibv_get_device_list(None)[0])
+ctx = ctypes.c_void_p(v.ibv_open_device(dev))
+buf = ctypes.create_string_buffer(512)
+print(m.mlx5dv_is_supported(dev), m.mlx5dv_query_device(ctx, buf),
+      e.efadv_query_device(ctx, buf, 64))
+" 2>&1)
+	[ "$out" = "False 95 95" ] ||
+		fail "Debian's libmlx5/libefa on uroce0: '$out', expected 'False 95 95' (not supported, EOPNOTSUPP)"
+fi
+
+for p in "${absent[@]}"; do
+	fail "package $p is not installed (scripts/install-deps.sh installs it): not checked"
+done
+echo "loader: ${#files[@]} files from ${#installed[@]} packages, $nmods pyverbs modules imported," \
+	"${#progs[@]} programs started, $nprov providers preloaded"
 if [ $fails -gt 0 ]; then
 	echo "$fails failures"
 	exit 1
