@@ -18,10 +18,11 @@
 # libraries, preloaded into ibv_devices, change nothing; Debian's libmlx5 and libefa say
 # that uroce0 is not theirs. A named package that is not installed is a failure
 # (scripts/install-deps.sh installs them); exits 77 (skipped) when none is, or without dpkg.
+# With a sanitizer build, the programs run with its runtimes preloaded (interop/lib.sh).
 set -u
 
-: "${UROCE_LIBDIR:?the directory of uroce libibverbs.so.1, libmlx5.so.1, libefa.so.1}"
-libdir=$(cd "$UROCE_LIBDIR" && pwd) || { echo "FAIL no directory $UROCE_LIBDIR"; exit 1; }
+. "$(dirname "$0")/../interop/lib.sh"
+libdir=$IC_LIBDIR
 ours="libibverbs.so.1 libmlx5.so.1 libefa.so.1"
 for tool in readelf ldd timeout dpkg-query; do
 	command -v $tool >/dev/null || { echo "$tool missing: skipped"; exit 77; }
@@ -58,8 +59,7 @@ for f in "${files[@]}"; do
 	case "$f" in /usr/bin/ibv_* | /usr/bin/ib_*) progs+=("$f") ;; esac
 done
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmp=$IC_TMP
 fails=0
 fail() {
 	echo "FAIL $*"
@@ -131,9 +131,6 @@ echo "ELF tables: ${#files[@]} files import $nsyms distinct versioned symbols fr
 [ "$nsyms" -gt 0 ] || fail "found no imports at all: is readelf's output format unexpected?"
 
 # The loader's view. LD_BIND_NOW resolves every function at load time, as BIND_NOW does.
-# A sanitized build's library would bring its runtime into unsanitized programs, which ASan
-# refuses unless told not to check the link order.
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 # What the loader says when a library, symbol or version is missing.
 ldd_errors='undefined symbol|version .* not found|=> not found|symbol lookup error'
 run_errors='symbol lookup error|version .* not found|error while loading shared libraries'
@@ -163,20 +160,22 @@ for f in "${files[@]}"; do
 	mod=${mod%%.cpython-*}
 	mod=${mod//\//.}
 	nmods=$((nmods + 1))
-	if ! out=$(LD_LIBRARY_PATH=$libdir timeout 60 "$python" -c "import $mod" 2>&1); then
+	if ! out=$(LD_LIBRARY_PATH=$libdir LD_PRELOAD=$IC_PRELOAD timeout "$IC_TIMEOUT" "$python" -c \
+		"import $mod" 2>&1); then
 		fail "import $mod:"
 		tail -n 3 <<<"$out" | sed 's/^/    /'
 	fi
 done
 for f in "${progs[@]}"; do
 	name=$(basename "$f")
-	out=$(LD_LIBRARY_PATH=$libdir LD_BIND_NOW=1 timeout 20 "$f" --help </dev/null 2>&1)
+	out=$(LD_LIBRARY_PATH=$libdir LD_PRELOAD=$IC_PRELOAD LD_BIND_NOW=1 \
+		timeout "$IC_TIMEOUT" "$f" --help </dev/null 2>&1)
 	rc=$?
 	if grep -Eq "$run_errors" <<<"$out"; then
 		fail "$name --help:"
 		grep -E "$run_errors" <<<"$out" | head -n 5 | sed 's/^/    /'
 	elif [ $rc -eq 124 ]; then
-		fail "$name --help did not end within 20 s"
+		fail "$name --help did not end within $IC_TIMEOUT s"
 	elif [ $rc -gt 128 ] && [ $rc -lt 160 ]; then
 		# 128 + N is how the shell reports death by signal N (ibv_devinfo exits with 255).
 		fail "$name --help died of signal $((rc - 128))"
@@ -196,7 +195,8 @@ if [ -x /usr/bin/ibv_devices ]; then
 		*) continue ;;
 		esac
 		nprov=$((nprov + 1))
-		out=$(LD_PRELOAD=$f LD_LIBRARY_PATH=$libdir timeout 20 /usr/bin/ibv_devices 2>&1)
+		out=$(LD_PRELOAD="${IC_PRELOAD:+$IC_PRELOAD }$f" LD_LIBRARY_PATH=$libdir \
+			timeout "$IC_TIMEOUT" /usr/bin/ibv_devices 2>&1)
 		rc=$?
 		if [ $rc -ne 0 ] || [ "$(grep -c '^ *uroce0 ' <<<"$out")" != 1 ] ||
 			[ "$(grep -cE '^ +[a-z]' <<<"$out")" != 2 ]; then
@@ -208,7 +208,7 @@ fi
 real_mlx5=$(ls "$arch"/libmlx5.so.1.*.* 2>/dev/null | head -n 1)
 real_efa=$(ls "$arch"/libefa.so.1.*.* 2>/dev/null | head -n 1)
 if [ -n "$real_mlx5" ] && [ -n "$real_efa" ]; then
-	out=$(LD_LIBRARY_PATH=$libdir timeout 60 "$python" -c "
+	out=$(LD_LIBRARY_PATH=$libdir LD_PRELOAD=$IC_PRELOAD timeout "$IC_TIMEOUT" "$python" -c "
 import ctypes
 v = ctypes.CDLL('libibverbs.so.1', mode=ctypes.RTLD_GLOBAL)
 m = ctypes.CDLL('$real_mlx5')
@@ -221,9 +221,11 @@ ctx = ctypes.c_void_p(v.ibv_open_device(dev))
 buf = ctypes.create_string_buffer(512)
 print(m.mlx5dv_is_supported(dev), m.mlx5dv_query_device(ctx, buf),
       e.efadv_query_device(ctx, buf, 64))
-" 2>&1)
-	[ "$out" = "False 95 95" ] ||
-		fail "Debian's libmlx5/libefa on uroce0: '$out', expected 'False 95 95' (not supported, EOPNOTSUPP)"
+" 2>"$tmp/ctypes.err")
+	if [ "$out" != "False 95 95" ]; then
+		fail "Debian's libmlx5/libefa on uroce0: '$out', expected 'False 95 95' (not theirs, EOPNOTSUPP)"
+		head -n 5 "$tmp/ctypes.err" | sed 's/^/    /'
+	fi
 fi
 
 for p in "${absent[@]}"; do

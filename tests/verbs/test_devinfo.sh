@@ -6,14 +6,16 @@
 # `ibv_devinfo -v` prints for uroce0 (it reads ibv_query_device, ibv_query_device_ex and
 # ibv_query_port). ibv_query_device and _ex agree with each other (tests/verbs/test_verbs,
 # test_device_attrs_consistent), and ibv_modify_qp enforces the read/atomic limits they
-# report (same test). Exits 77 (skipped) without ibv_devinfo.
+# report (same test). Exits 77 (skipped) without ibv_devinfo. With a sanitizer build,
+# ibv_devinfo runs with its runtimes preloaded (interop/lib.sh).
 set -u
 
-: "${UROCE_LIBDIR:?the directory of uroce libibverbs.so.1}"
+. "$(dirname "$0")/../interop/lib.sh"
 : "${UROCE_SOURCE:?the source tree (for docs/uroce.7)}"
-command -v ibv_devinfo >/dev/null || { echo "ibv_devinfo (ibverbs-utils) missing: skipped"; exit 77; }
+ic_need ibverbs-utils ibv_devinfo
 
-info=$(LD_LIBRARY_PATH=$UROCE_LIBDIR UROCE_IP=127.0.0.1 ibv_devinfo -v -d uroce0 2>&1) || {
+info=$(LD_LIBRARY_PATH=$IC_LIBDIR LD_PRELOAD=$IC_PRELOAD UROCE_IP=127.0.0.1 \
+	ibv_devinfo -v -d uroce0 2>&1) || {
 	echo "FAIL ibv_devinfo -v failed:"
 	echo "$info" | head -n 5
 	exit 1

@@ -7,17 +7,18 @@
 # rdma_cm ABI version), whose signature uroce once had wrong, so that every rdma_cm program
 # died of SIGSEGV before printing anything. Each program here (rdmacm-utils' rping, ucmatose
 # and udaddy, perftest's ib_send_bw -R, qperf -cm1 against a qperf server) must exit on its
-# own (not by a signal, not hang) and print librdmacm's failure to create its event channel.
+# own (not by a signal, not hang: within interop/lib.sh's time limit) and print librdmacm's
+# failure to create its event channel.
 # Exits 77 (skipped) when the host has a kernel rdma_cm (then these programs would use it) or
-# none of the programs is installed; a missing one of them is a failure.
+# none of the programs is installed; a missing one of them is a failure. With a sanitizer
+# build, the programs run with its runtimes preloaded (interop/lib.sh).
 set -u
 
-: "${UROCE_LIBDIR:?the directory of uroce libibverbs.so.1}"
-libdir=$(cd "$UROCE_LIBDIR" && pwd) || { echo "FAIL no directory $UROCE_LIBDIR"; exit 1; }
+. "$(dirname "$0")/../interop/lib.sh"
 [ -e /dev/infiniband/rdma_cm ] && { echo "this host has a kernel rdma_cm: skipped"; exit 77; }
-command -v timeout >/dev/null || { echo "timeout missing: skipped"; exit 77; }
 
-export LD_LIBRARY_PATH=$libdir
+export LD_LIBRARY_PATH=$IC_LIBDIR
+[ -n "$IC_PRELOAD" ] && export LD_PRELOAD=$IC_PRELOAD
 # librdmacm's messages when rdma_create_event_channel fails (the programs word it their way).
 cm_error='failed to create RDMA CM event channel|rdma_create_event_channel failed'
 fails=0
@@ -32,7 +33,7 @@ check() {
 	local name=$1 out=$2 rc=$3
 
 	if [ "$rc" -eq 124 ]; then
-		fail "$name did not end within 20 s"
+		fail "$name did not end within $IC_TIMEOUT s"
 	elif [ "$rc" -gt 128 ] && [ "$rc" -lt 160 ]; then
 		fail "$name died of signal $((rc - 128))"
 	elif [ "$rc" -eq 0 ]; then
@@ -54,7 +55,7 @@ run() {
 		return
 	fi
 	ran=$((ran + 1))
-	out=$(UROCE_IP=127.0.0.1 timeout 20 "$@" </dev/null 2>&1)
+	out=$(UROCE_IP=127.0.0.1 timeout "$IC_TIMEOUT" "$@" </dev/null 2>&1)
 	rc=$?
 	check "$name" "$out" $rc
 }
@@ -70,16 +71,16 @@ run "ib_write_lat -R" ib_write_lat -d uroce0 -x 0 -R 127.0.0.1
 # qperf: the client reaches a qperf server over TCP, then both try rdma_cm (-cm1).
 if command -v qperf >/dev/null; then
 	port=$((20000 + RANDOM % 20000))
-	UROCE_IP=127.0.0.2 timeout 60 qperf -lp $port </dev/null >/dev/null 2>&1 &
+	UROCE_IP=127.0.0.2 timeout $((2 * IC_TIMEOUT)) qperf -lp $port </dev/null >/dev/null 2>&1 &
 	server=$!
-	out=""
-	rc=1
-	for _ in $(seq 50); do # until the server listens
-		out=$(UROCE_IP=127.0.0.1 timeout 20 qperf -lp $port -cm1 127.0.0.1 rc_bw </dev/null 2>&1)
-		rc=$?
-		grep -q 'failed to connect' <<<"$out" || break
+	IC_PIDS+=($server)
+	for _ in $(seq 200); do # until the server listens
+		ss -ltnH "sport = :$port" 2>/dev/null | grep -q . && break
 		sleep 0.1
 	done
+	out=$(UROCE_IP=127.0.0.1 timeout "$IC_TIMEOUT" qperf -lp $port -cm1 127.0.0.1 rc_bw \
+		</dev/null 2>&1)
+	rc=$?
 	kill $server 2>/dev/null
 	wait $server 2>/dev/null
 	ran=$((ran + 1))
