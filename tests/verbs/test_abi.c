@@ -494,14 +494,18 @@ extern bool verbs_allow_disassociate_destroy;
 int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num, unsigned int index,
 		       int *type);
 
-/* cmd_ioctl.h's layout of a command buffer, as a provider fills one. */
+/* cmd_ioctl.h's layout of a command buffer, as a provider fills one: the header's
+ * attributes follow it, in the room the union gives. */
 struct cmdbuf {
 	struct cmdbuf *next;
 	struct ib_uverbs_attr *next_attr, *last_attr;
 	uint8_t idx[4];
 	uint8_t flags;
 	struct ib_uverbs_ioctl_hdr hdr;
-	struct ib_uverbs_attr attrs[8];
+};
+union cmdbuf_room {
+	struct cmdbuf b;
+	uint8_t bytes[sizeof(struct cmdbuf) + 8 * sizeof(struct ib_uverbs_attr)];
 };
 
 static void test_private_34(void **state)
@@ -539,17 +543,20 @@ static void test_private_34(void **state)
 	assert_int_equal(ibv_cmd_poll_cq(NULL, 1, &wc), -1);
 	assert_int_equal(errno, EOPNOTSUPP);
 	assert_int_equal(ibv_cmd_req_notify_cq(NULL, 0), EOPNOTSUPP);
-	struct cmdbuf cb = {0}, link = {0};
-	assert_int_equal(execute_ioctl(ctx, (struct ibv_command_buffer *)(void *)&cb), EOPNOTSUPP);
+	union cmdbuf_room rcb, rlink;
+	struct cmdbuf *cb = &rcb.b, *link = &rlink.b;
+	memset(&rcb, 0, sizeof(rcb));
+	memset(&rlink, 0, sizeof(rlink));
+	assert_int_equal(execute_ioctl(ctx, (struct ibv_command_buffer *)(void *)cb), EOPNOTSUPP);
 	errno = 0;
 	assert_null(_verbs_init_and_alloc_context(list[0], -1, 4096, NULL, 0));
 	assert_int_equal(errno, EOPNOTSUPP);
 
 	/* __ioctl_final_num_attrs counts the attributes filled in every linked buffer. */
-	cb.next_attr = &cb.hdr.attrs[3];
-	link.next_attr = &link.hdr.attrs[2];
-	cb.next = &link;
-	assert_int_equal(__ioctl_final_num_attrs(1, (struct ibv_command_buffer *)(void *)&cb), 6);
+	cb->next_attr = &cb->hdr.attrs[3];
+	link->next_attr = &link->hdr.attrs[2];
+	cb->next = link;
+	assert_int_equal(__ioctl_final_num_attrs(1, (struct ibv_command_buffer *)(void *)cb), 6);
 	assert_int_equal(__ioctl_final_num_attrs(4, NULL), 4);
 
 	/* verbs_init_cq: the generic fields of a provider's CQ, the channel's reference. */
