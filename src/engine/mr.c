@@ -34,13 +34,9 @@ int uroce_pd_dealloc(struct uroce_pd *pd)
 
 /* ---- memory regions ---- */
 
-int uroce_mr_reg(struct uroce_pd *pd, void *addr, uint64_t length, uint64_t iova,
-		 unsigned access, struct uroce_mr **out)
+/* The checks a registration's attributes must pass: 0 or UROCE_EINVAL. */
+static int mr_attr_check(const void *addr, uint64_t length, uint64_t iova, unsigned access)
 {
-	struct uroce_dev *dev = pd->dev;
-	struct uroce_mr *mr;
-	uint32_t idx;
-
 	if (access & ~ACCESS_KNOWN)
 		return UROCE_EINVAL;
 	/* IBA 10.6.3.1: remote write and remote atomic access need local write access. */
@@ -51,6 +47,26 @@ int uroce_mr_reg(struct uroce_pd *pd, void *addr, uint64_t length, uint64_t iova
 	if (length && (!addr || iova > UINT64_MAX - (length - 1) ||
 		       (uintptr_t)addr > UINTPTR_MAX - (length - 1)))
 		return UROCE_EINVAL;
+	return 0;
+}
+
+/* A new key part for every registration of a slot (IBA 10.6.3.2): a key kept from an
+ * earlier registration does not reach the new region. */
+static uint32_t mr_new_key(struct uroce_dev *dev, uint32_t idx)
+{
+	return idx << MR_KEY_BITS | ++dev->mr_key[idx];
+}
+
+int uroce_mr_reg(struct uroce_pd *pd, void *addr, uint64_t length, uint64_t iova,
+		 unsigned access, struct uroce_mr **out)
+{
+	struct uroce_dev *dev = pd->dev;
+	struct uroce_mr *mr;
+	uint32_t idx;
+	int err = mr_attr_check(addr, length, iova, access);
+
+	if (err)
+		return err;
 	for (idx = 1; idx <= dev->cfg.max_mr && dev->mrs[idx]; idx++)
 		;
 	if (idx > dev->cfg.max_mr || !(mr = calloc(1, sizeof(*mr))))
@@ -61,9 +77,7 @@ int uroce_mr_reg(struct uroce_pd *pd, void *addr, uint64_t length, uint64_t iova
 	mr->length = length;
 	mr->access = access;
 	mr->valid = true;
-	/* A new key part for every registration of a slot (IBA 10.6.3.2): a key kept from an
-	 * earlier registration does not reach the new region. */
-	mr->key = idx << MR_KEY_BITS | ++dev->mr_key[idx];
+	mr->key = mr_new_key(dev, idx);
 	dev->mrs[idx] = mr;
 	pd->refs++;
 	dev_obj_add(dev, &mr->obj, OBJ_MR);
@@ -77,6 +91,31 @@ void mr_release(struct uroce_mr *mr)
 	mr->pd->refs--;
 	dev_obj_del(&mr->obj);
 	free(mr);
+}
+
+int uroce_mr_rereg(struct uroce_mr *mr, struct uroce_pd *pd, void *addr, uint64_t length,
+		   uint64_t iova, unsigned access)
+{
+	struct uroce_dev *dev = mr->pd->dev;
+	uint32_t idx = mr->key >> MR_KEY_BITS;
+	int err = mr_attr_check(addr, length, iova, access);
+
+	if (err)
+		return err;
+	if (pd->dev != dev)
+		return UROCE_EINVAL;
+	mr->pd->refs--;
+	pd->refs++;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->valid = true;
+	/* As a deregistration followed by a registration in the same slot: the keys of the
+	 * old region, kept by a peer or by work still queued, reach nothing. */
+	mr->key = mr_new_key(dev, idx);
+	return 0;
 }
 
 int uroce_mr_dereg(struct uroce_mr *mr)

@@ -43,7 +43,7 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 	struct uv_comp_channel *ch = (struct uv_comp_channel *)channel;
 
 	if (channel->refcnt)
-		return EBUSY;
+		return uv_fail(EBUSY);
 	while (ch->stubs) {
 		struct uv_cq *stub = ch->stubs;
 		ch->stubs = stub->next_stub;
@@ -179,7 +179,7 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 	sent = cq->events_sent;
 	pthread_mutex_unlock(&port->lock);
 	if (err)
-		return uv_errno(err);
+		return uv_fail(uv_errno(err));
 
 	/* As the kernel's destroy does (ibv_cmd_destroy_cq): wait until every completion event
 	 * that ibv_get_cq_event handed out has been acknowledged, so no reader holds a pointer
@@ -217,7 +217,7 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
 	(void)cq, (void)cqe;
-	return EOPNOTSUPP;
+	return uv_fail(EOPNOTSUPP);
 }
 
 static void wc_from_engine(const struct uroce_wc *e, struct ibv_wc *w)

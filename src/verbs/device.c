@@ -235,6 +235,16 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	return ctx;
 }
 
+/* ibv_import_device(3) takes the command file descriptor of a context opened elsewhere (a
+ * dup of its cmd_fd). uroce's contexts have none (cmd_fd is -1: no kernel device), so no
+ * descriptor can name one: NULL with EOPNOTSUPP. */
+struct ibv_context *ibv_import_device(int cmd_fd)
+{
+	(void)cmd_fd;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
 int ibv_close_device(struct ibv_context *ctx)
 {
 	struct uv_context *c = to_uv_context(ctx), **pp;
@@ -288,6 +298,7 @@ int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 	a->max_cqe = clamp_int(e.max_cqe);
 	a->max_mr = clamp_int(e.max_mr);
 	a->max_pd = clamp_int(e.max_pd);
+	a->max_ah = INT32_MAX; /* the engine sets no limit on address handles */
 	a->max_qp_rd_atom = clamp_int(e.max_qp_rd_atom);
 	a->max_qp_init_rd_atom = clamp_int(e.max_qp_init_rd_atom);
 	a->max_res_rd_atom = clamp_int((uint64_t)e.max_qp_rd_atom * e.max_qp);
@@ -301,6 +312,10 @@ int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 	return 0;
 }
 
+/* The extended attributes say what the basic ones say (device_cap_flags_ex holds the same
+ * flags, phys_port_cnt_ex the same port count); everything else is a capability uroce does
+ * not have (ODP, timestamps, TSO, RSS, packet pacing, tag matching, device memory, PCI
+ * atomics): zero. */
 static int query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
 			   struct ibv_device_attr_ex *attr, size_t len)
 {
@@ -308,11 +323,12 @@ static int query_device_ex(struct ibv_context *ctx, const struct ibv_query_devic
 	int err;
 
 	if (in && in->comp_mask)
-		return EINVAL;
+		return uv_fail(EINVAL);
 	memset(&a, 0, sizeof(a));
 	if ((err = ibv_query_device(ctx, &a.orig_attr)))
 		return err;
-	a.max_dm_size = 0;
+	a.device_cap_flags_ex = (uint32_t)a.orig_attr.device_cap_flags;
+	a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
 	memcpy(attr, &a, len < sizeof(a) ? len : sizeof(a));
 	return 0;
 }
@@ -324,7 +340,7 @@ static int query_port_full(struct ibv_context *ctx, uint8_t port, struct ibv_por
 	struct ibv_port_attr a;
 
 	if (port != 1)
-		return EINVAL;
+		return uv_fail(EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.state = IBV_PORT_ACTIVE;
 	a.max_mtu = IBV_MTU_4096;
@@ -359,8 +375,10 @@ int ibv_query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv_gi
 {
 	struct uv_device *d = port_of(ctx)->dev;
 
-	if (port != 1 || index < 0 || index >= UV_MAX_GIDS)
+	if (port != 1 || index < 0 || index >= UV_MAX_GIDS) {
+		errno = EINVAL;
 		return -1;
+	}
 	if ((size_t)index < d->ngids)
 		gid_of(&d->gid[index].addr, gid);
 	else
@@ -375,9 +393,9 @@ int _ibv_query_gid_ex(struct ibv_context *ctx, uint32_t port, uint32_t index,
 	struct ibv_gid_entry e;
 
 	if (flags || port != 1 || size < sizeof(e))
-		return EINVAL;
+		return uv_fail(EINVAL);
 	if (index >= d->ngids)
-		return index < UV_MAX_GIDS ? ENODATA : EINVAL;
+		return uv_fail(index < UV_MAX_GIDS ? ENODATA : EINVAL);
 	memset(&e, 0, sizeof(e));
 	gid_of(&d->gid[index].addr, &e.gid);
 	e.gid_index = index;
@@ -394,10 +412,8 @@ ssize_t _ibv_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entr
 	struct uv_device *d = port_of(ctx)->dev;
 	size_t i;
 
-	if (flags || size < sizeof(*entries))
-		return -EINVAL;
-	if (max < d->ngids)
-		return -EINVAL;
+	if (flags || size < sizeof(*entries) || max < d->ngids)
+		return -uv_fail(EINVAL);
 	for (i = 0; i < d->ngids; i++)
 		_ibv_query_gid_ex(ctx, 1, (uint32_t)i,
 				  (struct ibv_gid_entry *)((char *)entries + i * size), 0, size);
@@ -411,8 +427,10 @@ int ibv_query_gid_type(struct ibv_context *ctx, uint8_t port, unsigned int index
 {
 	struct uv_device *d = port_of(ctx)->dev;
 
-	if (port != 1 || index >= d->ngids)
+	if (port != 1 || index >= d->ngids) {
+		errno = EINVAL;
 		return -1;
+	}
 	*type = UV_GID_TYPE_SYSFS_ROCE_V2;
 	return 0;
 }
@@ -421,8 +439,10 @@ int ibv_query_gid_type(struct ibv_context *ctx, uint8_t port, unsigned int index
 int ibv_query_pkey(struct ibv_context *ctx, uint8_t port, int index, __be16 *pkey)
 {
 	(void)ctx;
-	if (port != 1 || index != 0)
+	if (port != 1 || index != 0) {
+		errno = EINVAL;
 		return -1;
+	}
 	*pkey = htons(0xffff);
 	return 0;
 }
@@ -430,8 +450,10 @@ int ibv_query_pkey(struct ibv_context *ctx, uint8_t port, int index, __be16 *pke
 int ibv_get_pkey_index(struct ibv_context *ctx, uint8_t port, __be16 pkey)
 {
 	(void)ctx;
-	if (port != 1 || (ntohs(pkey) & 0x7fff) != 0x7fff)
+	if (port != 1 || (ntohs(pkey) & 0x7fff) != 0x7fff) {
+		errno = port != 1 ? EINVAL : ENOENT;
 		return -1;
+	}
 	return 0;
 }
 
@@ -458,6 +480,44 @@ void uv_ah_attr_from_engine(const struct uroce_ah_attr *in, struct ibv_ah_attr *
 	out->grh.flow_label = in->flow_label;
 	out->is_global = 1;
 	out->port_num = in->port_num;
+}
+
+/* The next hop's Ethernet address and VLAN for a RoCE address vector (rdma-core 44 exports
+ * it for providers, libibverbs/verbs.c; no man page): the route from the source GID's
+ * interface to the destination GID and the kernel's neighbour table (netif.c,
+ * uroce_netif_l2). Waits for the kernel to resolve a neighbour for up to rdma-core's
+ * NEIGH_GET_DEFAULT_TIMEOUT_MS, 3 s. Returns 0, or a negative errno as rdma-core does:
+ * -EINVAL for a source GID index the table does not have, -EHOSTUNREACH when the
+ * destination cannot be resolved through that interface, -ENOMEM. */
+#define UV_L2_WAIT_MS 3000
+#define UV_L2_POLL_MS 10
+
+int ibv_resolve_eth_l2_from_gid(struct ibv_context *ctx, struct ibv_ah_attr *attr,
+				uint8_t eth_mac[6], uint16_t *vid);
+int ibv_resolve_eth_l2_from_gid(struct ibv_context *ctx, struct ibv_ah_attr *attr,
+				uint8_t eth_mac[6], uint16_t *vid)
+{
+	struct uv_device *d = port_of(ctx)->dev;
+	struct uroce_io_addr dst;
+	uint8_t mac[6];
+	uint16_t v;
+	int err;
+
+	if (attr->port_num != 1 || attr->grh.sgid_index >= d->ngids)
+		return -uv_fail(EINVAL);
+	uroce_netif_addr_from_gid(attr->grh.dgid.raw, &dst);
+	for (int waited = 0;; waited += UV_L2_POLL_MS) {
+		err = uroce_netif_l2(d->gid[attr->grh.sgid_index].ifindex, &dst, mac, &v);
+		if (err != UROCE_EAGAIN || waited >= UV_L2_WAIT_MS)
+			break;
+		usleep(UV_L2_POLL_MS * 1000);
+	}
+	if (err)
+		return -uv_fail(err == UROCE_ENOMEM ? ENOMEM : EHOSTUNREACH);
+	memcpy(eth_mac, mac, 6);
+	if (vid)
+		*vid = v;
+	return 0;
 }
 
 /* ---- Asynchronous events ---- */

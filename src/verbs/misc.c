@@ -5,6 +5,7 @@
  * the way the man page allows (EOPNOTSUPP / ENOSYS), never by pretending. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <infiniband/sa.h>
 #include <rdma/ib_user_sa.h>
 #include <rdma/ib_user_verbs.h>
@@ -110,6 +111,10 @@ const char *ibv_event_type_str(enum ibv_event_type e)
 
 /* ---- Fork: registered memory is ordinary process memory here, so fork needs nothing ---- */
 
+/* A NIC writes the physical page it was given at registration, which after a fork may be
+ * the child's copy; uroce's progress thread writes through the process's own virtual
+ * addresses, which copy-on-write keeps pointing at the parent's pages. Hence
+ * IBV_FORK_UNNEEDED (ibv_is_fork_initialized(3): fork is safe without ibv_fork_init). */
 int ibv_fork_init(void) { return 0; }
 enum ibv_fork_status ibv_is_fork_initialized(void) { return IBV_FORK_UNNEEDED; }
 /* Exported for providers (rdma-core's libibverbs/memory.c); no public header declares them. */
@@ -128,55 +133,85 @@ int ibv_dofork_range(void *base, size_t size)
 
 /* ---- sysfs: uroce has no kernel device; the helpers still read real files ---- */
 
-int ibv_get_sysfs_path(char *buf, size_t size);
-int ibv_get_sysfs_path(char *buf, size_t size)
-{
-	const char *env = getenv("SYSFS_PATH");
-	int n = snprintf(buf, size, "%s", env && *env ? env : "/sys");
+static char sysfs_path[IBV_SYSFS_PATH_MAX] = "/sys";
 
-	return n < 0 || (size_t)n >= size ? -1 : 0;
+static void sysfs_path_init(void)
+{
+	const char *env = getuid() == geteuid() ? getenv("SYSFS_PATH") : NULL;
+	size_t len;
+
+	if (!env)
+		return;
+	len = strnlen(env, sizeof(sysfs_path) - 1);
+	memcpy(sysfs_path, env, len);
+	while (len > 0 && sysfs_path[len - 1] == '/')
+		len--;
+	sysfs_path[len] = '\0';
 }
 
+/* As rdma-core 44's libibverbs/sysfs.c: $SYSFS_PATH without its trailing slashes (unless
+ * the process runs set-user-ID), else /sys; read once. librdmacm calls it before anything
+ * else (to find the rdma_cm ABI version), so every rdma_cm program depends on this
+ * signature. */
+const char *ibv_get_sysfs_path(void);
+const char *ibv_get_sysfs_path(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, sysfs_path_init);
+	return sysfs_path;
+}
+
+/* rdma-core's semantics: the length read, with one trailing newline removed; -1 when the
+ * file cannot be read or its contents fill the whole buffer without a newline (they could
+ * not be NUL-terminated). */
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size);
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size)
 {
-	char path[512];
+	char path[2 * IBV_SYSFS_PATH_MAX];
 	ssize_t n;
 	int fd;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path) || !size)
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
 		return -1;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
-	n = read(fd, buf, size - 1);
+	n = read(fd, buf, size);
 	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	if (n > 0 && buf[n - 1] == '\n')
-		buf[--n] = '\0';
+	if (n > 0) {
+		if (buf[n - 1] == '\n')
+			buf[--n] = '\0';
+		else if ((size_t)n < size)
+			buf[n] = '\0';
+		else
+			return -1;
+	}
 	return (int)n;
 }
 
 /* ---- Rates (IBA 9.11 static rate codes) ---- */
 
+/* rdma-core 44's tables (libibverbs/verbs.c): the multiple of 2.5 Gb/s only for the rates
+ * that are one (0 here: ibv_rate_to_mult gives -1 for them), the data rate in Mb/s for all. */
 static const struct { enum ibv_rate rate; int mult, mbps; } rates[] = {
-	{IBV_RATE_2_5_GBPS, 1, 2500},    {IBV_RATE_5_GBPS, 2, 5000},
-	{IBV_RATE_10_GBPS, 4, 10000},    {IBV_RATE_20_GBPS, 8, 20000},
-	{IBV_RATE_30_GBPS, 12, 30000},   {IBV_RATE_40_GBPS, 16, 40000},
-	{IBV_RATE_60_GBPS, 24, 60000},   {IBV_RATE_80_GBPS, 32, 80000},
-	{IBV_RATE_120_GBPS, 48, 120000}, {IBV_RATE_14_GBPS, 0, 14062},
-	{IBV_RATE_56_GBPS, 0, 56250},    {IBV_RATE_112_GBPS, 0, 112500},
-	{IBV_RATE_168_GBPS, 0, 168750},  {IBV_RATE_25_GBPS, 10, 25781},
-	{IBV_RATE_100_GBPS, 40, 103125}, {IBV_RATE_200_GBPS, 80, 206250},
-	{IBV_RATE_300_GBPS, 120, 309375}, {IBV_RATE_28_GBPS, 11, 28125},
-	{IBV_RATE_50_GBPS, 20, 53125},   {IBV_RATE_400_GBPS, 160, 425000},
-	{IBV_RATE_600_GBPS, 240, 637500},
+	{IBV_RATE_2_5_GBPS, 1, 2500},     {IBV_RATE_5_GBPS, 2, 5000},
+	{IBV_RATE_10_GBPS, 4, 10000},     {IBV_RATE_20_GBPS, 8, 20000},
+	{IBV_RATE_30_GBPS, 12, 30000},    {IBV_RATE_40_GBPS, 16, 40000},
+	{IBV_RATE_60_GBPS, 24, 60000},    {IBV_RATE_80_GBPS, 32, 80000},
+	{IBV_RATE_120_GBPS, 48, 120000},  {IBV_RATE_14_GBPS, 0, 14062},
+	{IBV_RATE_56_GBPS, 0, 56250},     {IBV_RATE_112_GBPS, 0, 112500},
+	{IBV_RATE_168_GBPS, 0, 168750},   {IBV_RATE_25_GBPS, 0, 25781},
+	{IBV_RATE_100_GBPS, 0, 103125},   {IBV_RATE_200_GBPS, 0, 206250},
+	{IBV_RATE_300_GBPS, 0, 309375},   {IBV_RATE_28_GBPS, 11, 28125},
+	{IBV_RATE_50_GBPS, 20, 53125},    {IBV_RATE_400_GBPS, 160, 425000},
+	{IBV_RATE_600_GBPS, 240, 637500}, {IBV_RATE_800_GBPS, 320, 850000},
+	{IBV_RATE_1200_GBPS, 480, 1275000},
 };
+#define NRATES (sizeof(rates) / sizeof(rates[0]))
 
 int ibv_rate_to_mult(enum ibv_rate rate)
 {
-	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+	for (size_t i = 0; i < NRATES; i++)
 		if (rates[i].rate == rate)
 			return rates[i].mult ? rates[i].mult : -1;
 	return -1;
@@ -184,7 +219,7 @@ int ibv_rate_to_mult(enum ibv_rate rate)
 
 enum ibv_rate mult_to_ibv_rate(int mult)
 {
-	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+	for (size_t i = 0; i < NRATES; i++)
 		if (rates[i].mult && rates[i].mult == mult)
 			return rates[i].rate;
 	return IBV_RATE_MAX;
@@ -192,10 +227,19 @@ enum ibv_rate mult_to_ibv_rate(int mult)
 
 int ibv_rate_to_mbps(enum ibv_rate rate)
 {
-	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+	for (size_t i = 0; i < NRATES; i++)
 		if (rates[i].rate == rate)
 			return rates[i].mbps;
 	return -1;
+}
+
+/* The exact data rate only, as rdma-core: 25000 is not a rate (25 Gb/s is 25781 Mb/s). */
+enum ibv_rate mbps_to_ibv_rate(int mbps)
+{
+	for (size_t i = 0; i < NRATES; i++)
+		if (rates[i].mbps == mbps)
+			return rates[i].rate;
+	return IBV_RATE_MAX;
 }
 
 /* ---- Kernel ABI copies (librdmacm imports them; rdma-core's marshall.c semantics) ---- */
@@ -273,18 +317,42 @@ void ibv_copy_path_rec_from_kern(struct ibv_sa_path_rec *dst, struct ib_user_pat
 	dst->preference = src->preference;
 }
 
+void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst, struct ibv_sa_path_rec *src);
+void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst, struct ibv_sa_path_rec *src)
+{
+	memcpy(dst->dgid, src->dgid.raw, sizeof(dst->dgid));
+	memcpy(dst->sgid, src->sgid.raw, sizeof(dst->sgid));
+	dst->dlid = src->dlid;
+	dst->slid = src->slid;
+	dst->raw_traffic = (__u32)src->raw_traffic;
+	dst->flow_label = src->flow_label;
+	dst->hop_limit = src->hop_limit;
+	dst->traffic_class = src->traffic_class;
+	dst->reversible = (__u32)src->reversible;
+	dst->numb_path = src->numb_path;
+	dst->pkey = src->pkey;
+	dst->sl = src->sl;
+	dst->mtu_selector = src->mtu_selector;
+	dst->mtu = src->mtu;
+	dst->rate_selector = src->rate_selector;
+	dst->rate = src->rate;
+	dst->packet_life_time_selector = src->packet_life_time_selector;
+	dst->packet_life_time = src->packet_life_time;
+	dst->preference = src->preference;
+}
+
 /* ---- Enhanced connection establishment: no options to offer (ibv_query_ece(3)) ---- */
 
 int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	(void)qp, (void)ece;
-	return EOPNOTSUPP;
+	return uv_fail(EOPNOTSUPP);
 }
 
 int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	(void)qp, (void)ece;
-	return EOPNOTSUPP;
+	return uv_fail(EOPNOTSUPP);
 }
 
 /* ---- Multicast: UD multicast groups are not implemented ---- */
@@ -292,11 +360,11 @@ int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
 	(void)qp, (void)gid, (void)lid;
-	return EOPNOTSUPP;
+	return uv_fail(EOPNOTSUPP);
 }
 
 int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
 	(void)qp, (void)gid, (void)lid;
-	return EOPNOTSUPP;
+	return uv_fail(EOPNOTSUPP);
 }

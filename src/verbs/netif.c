@@ -22,6 +22,7 @@
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
+#include <netlink/route/link/vlan.h>
 #include <netlink/route/neighbour.h>
 #include <netlink/msg.h>
 #include <netlink/socket.h>
@@ -283,9 +284,11 @@ out:
 	return err;
 }
 
-/* What the kernel's route to an address says (RTM_GETROUTE, as `ip route get` asks). */
+/* What the kernel's route to an address says (RTM_GETROUTE, as `ip route get` asks): a
+ * unicast route (found) or the address is the host's own (local). */
 struct route_answer {
 	bool found;
+	bool local;
 	uint32_t oif;
 	bool has_gateway;
 	uint8_t gateway[16];
@@ -301,8 +304,12 @@ static int route_parse(struct nl_msg *msg, void *arg)
 
 	if (h->nlmsg_type != RTM_NEWROUTE || nlmsg_parse(h, sizeof(*rtm), tb, RTA_MAX, NULL) < 0)
 		return NL_SKIP;
+	if (rtm->rtm_type == RTN_LOCAL) {
+		r->local = true;
+		return NL_OK;
+	}
 	if (rtm->rtm_type != RTN_UNICAST || !tb[RTA_OIF])
-		return NL_SKIP; /* unreachable, blackhole, local, ... */
+		return NL_SKIP; /* unreachable, blackhole, multicast, ... */
 	r->found = true;
 	r->oif = nla_get_u32(tb[RTA_OIF]);
 	if (tb[RTA_GATEWAY] && (size_t)nla_len(tb[RTA_GATEWAY]) == alen) {
@@ -334,9 +341,9 @@ static int route_get(struct nl_sock *sk, const struct uroce_io_addr *dst, struct
 	if (err >= 0)
 		err = nl_recvmsgs_default(sk);
 	/* No route at all comes back as an error message (ENETUNREACH): not found. */
-	if (err < 0 && !r->found)
+	if (err < 0 && !r->found && !r->local)
 		return err == -NLE_NOMEM ? UROCE_ENOMEM : UROCE_ENOENT;
-	return r->found ? 0 : UROCE_ENOENT;
+	return r->found || r->local ? 0 : UROCE_ENOENT;
 }
 
 /* Makes the kernel resolve the next hop to dst: a datagram sent through the stack needs it. */
@@ -358,39 +365,22 @@ static void neighbour_solicit(const struct uroce_io_addr *dst)
 	close(s);
 }
 
-int uroce_netif_neighbour(uint32_t ifindex, const struct uroce_io_addr *dst, uint8_t mac[6])
+/* The Ethernet address of the next hop of route on ifindex, from the neighbour table
+ * (dumped before the route was asked for: a dump must not follow another request's answer
+ * on the socket). UROCE_EAGAIN, after asking the kernel to resolve it, when the table has
+ * no usable entry. */
+static int neighbour_mac(struct nl_cache *neighs, uint32_t ifindex,
+			 const struct route_answer *route, const struct uroce_io_addr *dst,
+			 uint8_t mac[6])
 {
-	struct route_answer route;
-	struct nl_sock *sk = nl_socket_alloc();
-	struct nl_cache *neighs = NULL;
-	struct nl_addr *hop = NULL;
-	struct rtnl_neigh *n = NULL;
+	struct nl_addr *hop = nl_addr_build(dst->ipv6 ? AF_INET6 : AF_INET,
+					    route->has_gateway ? route->gateway : dst->ip,
+					    dst->ipv6 ? 16 : 4);
+	struct rtnl_neigh *n;
 	int err;
 
-	if (!sk)
+	if (!hop)
 		return UROCE_ENOMEM;
-	if ((err = nl_connect(sk, NETLINK_ROUTE)) < 0) {
-		err = nl_to_uroce(err);
-		goto out;
-	}
-	/* The neighbour table first: its dump must not follow another request's answer on
-	 * the socket. */
-	if ((err = rtnl_neigh_alloc_cache(sk, &neighs)) < 0) {
-		err = nl_to_uroce(err);
-		goto out;
-	}
-	if ((err = route_get(sk, dst, &route)))
-		goto out;
-	if (route.oif != ifindex) {
-		err = UROCE_ENOENT;
-		goto out;
-	}
-	hop = nl_addr_build(dst->ipv6 ? AF_INET6 : AF_INET,
-			    route.has_gateway ? route.gateway : dst->ip, dst->ipv6 ? 16 : 4);
-	if (!hop) {
-		err = UROCE_ENOMEM;
-		goto out;
-	}
 	n = rtnl_neigh_get(neighs, (int)ifindex, hop);
 	struct nl_addr *ll = n ? rtnl_neigh_get_lladdr(n) : NULL;
 	/* NUD_VALID (include/net/neighbour.h): every state in which the entry's address can
@@ -403,12 +393,131 @@ int uroce_netif_neighbour(uint32_t ifindex, const struct uroce_io_addr *dst, uin
 		neighbour_solicit(dst);
 		err = UROCE_EAGAIN;
 	}
-out:
 	if (n)
 		rtnl_neigh_put(n);
-	if (neighs)
-		nl_cache_free(neighs);
 	nl_addr_put(hop);
-	nl_socket_free(sk);
+	return err;
+}
+
+/* A netlink socket with the neighbour table dumped, the interface ifindex when asked for
+ * (link), and the route to dst (when the kernel has none, found and local are false). The
+ * route comes last: route_get leaves its own handler on the socket. */
+struct lookup {
+	struct nl_sock *sk;
+	struct nl_cache *neighs;
+	struct rtnl_link *link;
+	struct route_answer route;
+};
+
+static void lookup_free(struct lookup *l)
+{
+	if (l->link)
+		rtnl_link_put(l->link);
+	if (l->neighs)
+		nl_cache_free(l->neighs);
+	nl_socket_free(l->sk);
+}
+
+static int lookup_start(struct lookup *l, const struct uroce_io_addr *dst, bool link,
+			uint32_t ifindex)
+{
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	if (!(l->sk = nl_socket_alloc()))
+		return UROCE_ENOMEM;
+	if ((err = nl_connect(l->sk, NETLINK_ROUTE)) < 0 ||
+	    (err = rtnl_neigh_alloc_cache(l->sk, &l->neighs)) < 0 ||
+	    (link && (err = rtnl_link_get_kernel(l->sk, (int)ifindex, NULL, &l->link)) < 0)) {
+		lookup_free(l);
+		return err == -NLE_OBJ_NOTFOUND || err == -NLE_NODEV ? UROCE_ENOENT
+								      : nl_to_uroce(err);
+	}
+	/* No route is an answer too (found and local stay false). */
+	if ((err = route_get(l->sk, dst, &l->route)) && err != UROCE_ENOENT) {
+		lookup_free(l);
+		return err;
+	}
+	return 0;
+}
+
+int uroce_netif_neighbour(uint32_t ifindex, const struct uroce_io_addr *dst, uint8_t mac[6])
+{
+	struct lookup l;
+	int err = lookup_start(&l, dst, false, 0);
+
+	if (err)
+		return err;
+	if (!l.route.found || l.route.oif != ifindex)
+		err = UROCE_ENOENT;
+	else
+		err = neighbour_mac(l.neighs, ifindex, &l.route, dst, mac);
+	lookup_free(&l);
+	return err;
+}
+
+/* The Ethernet addresses that IP derives from the IP address itself, as rdma-core 44's
+ * libibverbs/neigh.c encodes them: IPv4 multicast 224.0.0.0/4 -> 01:00:5e and its low 23
+ * bits (RFC 1112 6.4); IPv6 multicast ff00::/8 -> 33:33 and its last 32 bits (RFC 2464 7);
+ * IPv6 link-local fe80::/64 -> the MAC inside its EUI-64 interface identifier (RFC 4291
+ * 2.5.1, with the universal/local bit flipped back). False for any other address. */
+static bool encoded_mac(const struct uroce_io_addr *dst, uint8_t mac[6])
+{
+	static const uint8_t link_local[8] = {0xfe, 0x80};
+	const uint8_t *ip = dst->ip;
+
+	if (!dst->ipv6 && (ip[0] & 0xf0) == 0xe0) {
+		mac[0] = 0x01, mac[1] = 0x00, mac[2] = 0x5e;
+		mac[3] = ip[1] & 0x7f, mac[4] = ip[2], mac[5] = ip[3];
+		return true;
+	}
+	if (dst->ipv6 && ip[0] == 0xff) {
+		mac[0] = mac[1] = 0x33;
+		memcpy(mac + 2, ip + 12, 4);
+		return true;
+	}
+	if (dst->ipv6 && !memcmp(ip, link_local, 8)) {
+		memcpy(mac, ip + 8, 3);
+		memcpy(mac + 3, ip + 13, 3);
+		mac[0] ^= 2;
+		return true;
+	}
+	return false;
+}
+
+int uroce_netif_l2(uint32_t ifindex, const struct uroce_io_addr *dst, uint8_t mac[6],
+		   uint16_t *vid)
+{
+	struct lookup l;
+	struct rtnl_link *link;
+	int err = lookup_start(&l, dst, true, ifindex);
+
+	if (err)
+		return err;
+	link = l.link;
+	/* rdma-core's neigh_get_vlan_id_from_dev: the VLAN id of a VLAN interface, else 0xFFFF. */
+	*vid = 0xffff;
+	if (rtnl_link_is_vlan(link)) {
+		int id = rtnl_link_vlan_get_id(link);
+		if (id >= 0 && id <= 0xfff)
+			*vid = (uint16_t)id;
+	}
+	if (l.route.local) {
+		/* The host's own address: the interface's own Ethernet address (rdma-core takes
+		 * the link address of the source's interface; lo's is all zeros). */
+		struct nl_addr *ll = rtnl_link_get_addr(link);
+		if (ll && nl_addr_get_len(ll) == 6)
+			memcpy(mac, nl_addr_get_binary_addr(ll), 6);
+		else
+			memset(mac, 0, 6);
+		err = 0;
+	} else if (encoded_mac(dst, mac)) {
+		err = 0;
+	} else if (l.route.found && l.route.oif == ifindex) {
+		err = neighbour_mac(l.neighs, ifindex, &l.route, dst, mac);
+	} else {
+		err = UROCE_ENOENT;
+	}
+	lookup_free(&l);
 	return err;
 }

@@ -60,6 +60,19 @@ int uroce_netif_scan(const char *only, struct uroce_netif_addr *out, size_t max,
  * trip or two: for cache misses only. */
 int uroce_netif_neighbour(uint32_t ifindex, const struct uroce_io_addr *dst, uint8_t mac[6]);
 
+/* The Ethernet address and VLAN that packets from interface ifindex to dst are sent with,
+ * as rdma-core's ibv_resolve_eth_l2_from_gid finds them (libibverbs/neigh.c): for an
+ * address of the host itself, the interface's own Ethernet address (all zeros for lo);
+ * for a multicast or IPv6 link-local dst, the address IP derives from it; otherwise the
+ * neighbour-table entry of the next hop, when the route to dst leaves through ifindex.
+ * *vid: the interface's VLAN id when it is a VLAN interface, else 0xFFFF. Returns 0;
+ * UROCE_EAGAIN when the neighbour table has no valid entry yet (the kernel was asked to
+ * resolve it, as uroce_netif_neighbour does); UROCE_ENOENT when ifindex is gone or dst is
+ * reached through another interface or not at all; UROCE_ENOMEM or UROCE_EIO when netlink
+ * fails. Blocks for a netlink round trip or two. */
+int uroce_netif_l2(uint32_t ifindex, const struct uroce_io_addr *dst, uint8_t mac[6],
+		   uint16_t *vid);
+
 /* The RoCE active MTU for an interface MTU, by Linux rxe's rule: what is left after an 80-byte
  * header allowance, rounded down to an IB MTU and kept within 256..4096. An interface MTU of
  * 1500 gives 1024, 4176 and more give 4096. */

@@ -41,7 +41,7 @@ int ibv_dealloc_pd(struct ibv_pd *ibpd)
 	err = uroce_pd_dealloc(pd->eng);
 	pthread_mutex_unlock(&port->lock);
 	if (err)
-		return uv_errno(err);
+		return uv_fail(uv_errno(err));
 	free(pd);
 	return 0;
 }
@@ -52,6 +52,14 @@ int ibv_dealloc_pd(struct ibv_pd *ibpd)
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |      \
 	 IBV_ACCESS_REMOTE_ATOMIC)
 
+/* The access bits to give the engine, in *access: 0, or EOPNOTSUPP for memory windows,
+ * zero-based, on-demand and huge-page regions, which are not supported. */
+static int access_to_engine(unsigned *access)
+{
+	*access &= ~(unsigned)IBV_ACCESS_OPTIONAL_RANGE;
+	return *access & ~(unsigned)UV_ACCESS_KNOWN ? EOPNOTSUPP : 0;
+}
+
 static struct ibv_mr *reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
 			     unsigned access)
 {
@@ -60,10 +68,8 @@ static struct ibv_mr *reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uin
 	struct uv_mr *mr;
 	int err;
 
-	access &= ~(unsigned)IBV_ACCESS_OPTIONAL_RANGE;
-	/* Memory windows, zero-based, on-demand and huge-page regions are not supported. */
-	if (access & ~(unsigned)UV_ACCESS_KNOWN) {
-		errno = EOPNOTSUPP;
+	if ((err = access_to_engine(&access))) {
+		errno = err;
 		return NULL;
 	}
 	if (!(mr = calloc(1, sizeof(*mr)))) {
@@ -85,6 +91,8 @@ static struct ibv_mr *reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uin
 	mr->ibv.lkey = uroce_mr_lkey(mr->eng);
 	mr->ibv.rkey = uroce_mr_rkey(mr->eng);
 	mr->ibv.handle = mr->ibv.lkey;
+	mr->iova = iova;
+	mr->access = access;
 	return &mr->ibv;
 }
 
@@ -104,6 +112,107 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 {
 	return reg_mr(pd, addr, length, iova, access);
 }
+
+/* ibv_rereg_mr(3). The input checks are rdma-core 44's (libibverbs/verbs.c); then the engine
+ * re-registers in place (uroce_mr_rereg), which refuses what it refuses without changing
+ * the MR, so every failure here leaves the old MR valid: IBV_REREG_MR_ERR_INPUT with errno.
+ * A new range is seen by the network at its own address (rdma-core passes addr as the
+ * HCA virtual address). The keys change, as a deregistration followed by a registration
+ * would change them: callers read mr->lkey and mr->rkey again. Fork needs nothing here
+ * (misc.c), so the fork error codes never occur. */
+int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr, size_t length,
+		 int access)
+{
+	struct uv_mr *mr = (struct uv_mr *)ibmr;
+	struct uv_port *port = port_of(ibmr->context);
+	struct ibv_pd *new_pd = ibmr->pd;
+	void *new_addr = ibmr->addr;
+	size_t new_length = ibmr->length;
+	uint64_t new_iova = mr->iova;
+	unsigned new_access = mr->access;
+	int err;
+
+	if (!flags || (unsigned)flags & ~(unsigned)IBV_REREG_MR_FLAGS_SUPPORTED ||
+	    ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!addr || !length)) ||
+	    (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS)) ||
+	    ((flags & IBV_REREG_MR_CHANGE_PD) && (!ibpd || ibpd->context != ibmr->context))) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		new_pd = ibpd;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		new_addr = addr;
+		new_length = length;
+		new_iova = (uintptr_t)addr;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS) {
+		new_access = (unsigned)access;
+		if ((err = access_to_engine(&new_access))) {
+			errno = err;
+			return IBV_REREG_MR_ERR_INPUT;
+		}
+	}
+	pthread_mutex_lock(&port->lock);
+	err = uroce_mr_rereg(mr->eng, ((struct uv_pd *)new_pd)->eng, new_addr, new_length,
+			     new_iova, new_access);
+	pthread_mutex_unlock(&port->lock);
+	if (err) {
+		errno = uv_errno(err);
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	ibmr->pd = new_pd;
+	ibmr->addr = new_addr;
+	ibmr->length = new_length;
+	ibmr->lkey = uroce_mr_lkey(mr->eng);
+	ibmr->rkey = uroce_mr_rkey(mr->eng);
+	ibmr->handle = ibmr->lkey;
+	mr->iova = new_iova;
+	mr->access = new_access;
+	return 0;
+}
+
+/* A dma-buf is device memory exported by a kernel driver (a GPU's, mostly) for a NIC to
+ * reach by DMA; uroce is not a kernel device and cannot map one: NULL with EOPNOTSUPP, what
+ * rdma-core answers for a provider without the operation (rxe). */
+struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+				 uint64_t iova, int fd, int access)
+{
+	(void)pd, (void)offset, (void)length, (void)iova, (void)fd, (void)access;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+/* Importing shares a kernel object between contexts through its handle (ibv_import_pd(3)).
+ * uroce's objects live in one process and no kernel knows them: NULL with EOPNOTSUPP, as
+ * rdma-core answers for a provider without import (rxe). Unimporting an object that cannot
+ * have been imported has nothing to undo. */
+struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
+{
+	(void)context, (void)pd_handle;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+void ibv_unimport_pd(struct ibv_pd *pd) { (void)pd; }
+
+struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	(void)pd, (void)mr_handle;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+void ibv_unimport_mr(struct ibv_mr *mr) { (void)mr; }
+
+struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
+{
+	(void)context, (void)dm_handle;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+void ibv_unimport_dm(struct ibv_dm *dm) { (void)dm; }
 
 int ibv_dereg_mr(struct ibv_mr *ibmr)
 {
@@ -160,7 +269,7 @@ int ibv_destroy_ah(struct ibv_ah *ibah)
 	err = uroce_ah_destroy(ah->eng);
 	pthread_mutex_unlock(&port->lock);
 	if (err)
-		return uv_errno(err);
+		return uv_fail(uv_errno(err));
 	free(ah);
 	return 0;
 }

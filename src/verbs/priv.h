@@ -10,6 +10,7 @@
 #ifndef UROCE_VERBS_PRIV_H
 #define UROCE_VERBS_PRIV_H
 
+#include <errno.h>
 #include <infiniband/verbs.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -31,6 +32,11 @@ enum uv_gid_type_sysfs { UV_GID_TYPE_SYSFS_ROCE_V1 = 0, UV_GID_TYPE_SYSFS_ROCE_V
 /* The one device of a process: the host's addresses (or UROCE_IP's) as a RoCEv2 port. */
 struct uv_device {
 	struct ibv_device ibv;
+	/* NULL, where rdma-core's struct verbs_device keeps the provider's ops right after the
+	 * ibv_device (driver.h): a real provider library loaded beside this one (libmlx5's
+	 * mlx5dv_*, libefa's efadv_*) compares that pointer with its own to tell its devices,
+	 * and so finds that this one is not. */
+	const void *verbs_ops;
 	struct uroce_netif_addr gid[UV_MAX_GIDS];
 	size_t ngids;
 	enum uroce_mtu active_mtu;
@@ -85,6 +91,8 @@ struct uv_pd {
 struct uv_mr {
 	struct ibv_mr ibv;
 	struct uroce_mr *eng;
+	uint64_t iova;   /* the address the network sees addr at */
+	unsigned access; /* the engine's access bits (enum uroce_access) */
 };
 
 struct uv_ah {
@@ -144,6 +152,16 @@ static inline struct uv_context *to_uv_context(struct ibv_context *c)
 static inline struct uv_port *port_of(struct ibv_context *c) { return to_uv_context(c)->port; }
 static inline struct uv_qp *to_uv_qp(struct ibv_qp *qp) { return (struct uv_qp *)qp; }
 static inline struct uv_cq *to_uv_cq(struct ibv_cq *cq) { return (struct uv_cq *)cq; }
+
+/* Returns err after storing a nonzero one in errno: the verbs that return an errno value
+ * set errno as well, as rdma-core's do (their kernel commands fail through system calls), so
+ * that a program that prints errno (qperf, perror) gives the reason. */
+static inline int uv_fail(int err)
+{
+	if (err)
+		errno = err;
+	return err;
+}
 
 /* device.c */
 struct uv_device *uv_device_get(void);

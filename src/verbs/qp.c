@@ -90,13 +90,13 @@ int ibv_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
 	int err;
 
 	if (mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT))
-		return EINVAL;
+		return uv_fail(EINVAL);
 	m |= mask & IBV_SRQ_MAX_WR ? UROCE_SRQ_MAX_WR : 0;
 	m |= mask & IBV_SRQ_LIMIT ? UROCE_SRQ_LIMIT : 0;
 	pthread_mutex_lock(&port->lock);
 	err = uroce_srq_modify(((struct uv_srq *)ibsrq)->eng, &a, m);
 	pthread_mutex_unlock(&port->lock);
-	return uv_errno(err);
+	return uv_fail(uv_errno(err));
 }
 
 int ibv_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
@@ -122,7 +122,7 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 	err = uroce_srq_destroy(((struct uv_srq *)ibsrq)->eng);
 	pthread_mutex_unlock(&port->lock);
 	if (err)
-		return uv_errno(err);
+		return uv_fail(uv_errno(err));
 	pthread_mutex_destroy(&ibsrq->mutex);
 	pthread_cond_destroy(&ibsrq->cond);
 	pthread_mutex_destroy(&((struct uv_srq *)ibsrq)->post_lock);
@@ -132,6 +132,35 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 
 /* ---- Queue pairs ---- */
 
+/* The ibv_qp_init_attr_ex fields of comp_mask; later bits are unknown to rdma-core 44. */
+#define UV_QP_INIT_ATTR_ALL                                                                    \
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_CREATE_FLAGS |        \
+	 IBV_QP_INIT_ATTR_MAX_TSO_HEADER | IBV_QP_INIT_ATTR_IND_TABLE |                      \
+	 IBV_QP_INIT_ATTR_RX_HASH | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+/* 0 when a QP can be made as asked. A field named in comp_mask is a request only when it
+ * asks for something: create_flags and max_tso_header of 0 ask for nothing and are
+ * accepted (rdma-core's tests name CREATE_FLAGS with 0 for every QP). What uroce does not
+ * have gives EOPNOTSUPP: XRC, RSS (indirection tables, receive hashing), TSO, the create
+ * flags (raw-packet and multicast options), QP types other than RC, UC and UD. */
+static int init_attr_check(const struct ibv_qp_init_attr_ex *in)
+{
+	uint32_t mask = in->comp_mask;
+
+	if (mask & ~(uint32_t)UV_QP_INIT_ATTR_ALL || !(mask & IBV_QP_INIT_ATTR_PD) || !in->pd)
+		return EINVAL;
+	if (mask & (IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_IND_TABLE |
+		    IBV_QP_INIT_ATTR_RX_HASH) ||
+	    (mask & IBV_QP_INIT_ATTR_CREATE_FLAGS && in->create_flags) ||
+	    (mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER && in->max_tso_header))
+		return EOPNOTSUPP;
+	if (in->qp_type != IBV_QPT_RC && in->qp_type != IBV_QPT_UC && in->qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP;
+	if (!in->send_cq || !in->recv_cq)
+		return EINVAL;
+	return 0;
+}
+
 struct ibv_qp *uv_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *in)
 {
 	struct uv_port *port = port_of(ctx);
@@ -140,15 +169,8 @@ struct ibv_qp *uv_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_
 	struct uv_qp *qp;
 	int err;
 
-	if (!(in->comp_mask & IBV_QP_INIT_ATTR_PD) ||
-	    (in->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) ||
-	    !in->send_cq || !in->recv_cq ||
-	    (in->qp_type != IBV_QPT_RC && in->qp_type != IBV_QPT_UC &&
-	     in->qp_type != IBV_QPT_UD)) {
-		errno = in->qp_type == IBV_QPT_RC || in->qp_type == IBV_QPT_UC ||
-				in->qp_type == IBV_QPT_UD
-			? EINVAL
-			: EOPNOTSUPP;
+	if ((err = init_attr_check(in))) {
+		errno = err;
 		return NULL;
 	}
 	memset(&a, 0, sizeof(a));
@@ -245,11 +267,11 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *in, int mask)
 	int err;
 
 	if ((unsigned)mask & ~(unsigned)UV_QP_MASK_KNOWN)
-		return EINVAL;
+		return uv_fail(EINVAL);
 	if ((mask & IBV_QP_AV) && !in->ah_attr.is_global)
-		return EINVAL; /* RoCE: the address is the GID */
+		return uv_fail(EINVAL); /* RoCE: the address is the GID */
 	if ((mask & IBV_QP_QKEY) && (in->qkey & UROCE_QKEY_CONTROLLED) && !caller_has_net_raw())
-		return EPERM; /* as uverbs modify_qp: -EPERM, whatever the QP type */
+		return uv_fail(EPERM); /* as uverbs modify_qp: -EPERM, whatever the QP type */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = (enum uroce_qp_state)in->qp_state;
 	a.cur_qp_state = (enum uroce_qp_state)in->cur_qp_state;
@@ -277,7 +299,7 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *in, int mask)
 	if (!err)
 		ibqp->state = (enum ibv_qp_state)uroce_qp_state(qp->eng);
 	uv_port_unlock_kick(port); /* a move to ERR flushes: completions to deliver */
-	return uv_errno(err);
+	return uv_fail(uv_errno(err));
 }
 
 int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *out, int mask,
@@ -331,6 +353,17 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *out, int mask,
 	return 0;
 }
 
+/* ibv_query_qp_data_in_order(3): 1 only when the bytes of each message are written to memory
+ * in order, so that a reader may poll the last byte instead of the completion. The
+ * responder copies each packet's payload with memcpy, which gives no order within the copy
+ * (glibc's x86 memcpy stores the head of a large copy after its tail), so uroce cannot
+ * promise it for any operation: 0. */
+int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
+{
+	(void)qp, (void)op, (void)flags;
+	return 0;
+}
+
 int ibv_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct uv_qp *qp = to_uv_qp(ibqp);
@@ -342,7 +375,7 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	err = uroce_qp_destroy(qp->eng);
 	pthread_mutex_unlock(&port->lock);
 	if (err)
-		return uv_errno(err);
+		return uv_fail(uv_errno(err));
 	uv_port_posted(port); /* its staged completions wait for nothing now: a round publishes */
 	uv_qp_ex_free(qp);
 	pthread_mutex_destroy(&ibqp->mutex);
@@ -395,7 +428,7 @@ int uv_send_chain(struct uv_qp *qp, const struct uroce_send_wr *wr)
 	err = uroce_post_send(qp->eng, wr, &bad);
 	pthread_mutex_unlock(&qp->send_lock);
 	uv_port_posted(port_of(qp->ex.qp_base.context));
-	return uv_errno(err);
+	return uv_fail(uv_errno(err));
 }
 
 int uv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
@@ -420,7 +453,7 @@ int uv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr
 	}
 	pthread_mutex_unlock(&qp->send_lock);
 	uv_port_posted(port_of(ibqp->context));
-	return uv_errno(err);
+	return uv_fail(uv_errno(err));
 }
 
 static int post_recv_chain(struct uv_port *port, pthread_mutex_t *lock, struct uroce_qp *qp,
@@ -446,7 +479,7 @@ static int post_recv_chain(struct uv_port *port, pthread_mutex_t *lock, struct u
 	pthread_mutex_unlock(lock);
 	/* In ERR the next round flushes them. */
 	uv_port_posted(port);
-	return uv_errno(err);
+	return uv_fail(uv_errno(err));
 }
 
 int uv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)

@@ -203,7 +203,7 @@ static int wr_complete(struct ibv_qp_ex *ex)
 		err = uv_send_chain(qp, qp->wr);
 	qp->nwr = 0;
 	qp->wr_err = 0;
-	return err;
+	return uv_fail(err);
 }
 
 static void wr_abort(struct ibv_qp_ex *ex) { wr_start(ex); }

@@ -151,6 +151,61 @@ static void test_IBA10_6_3_mr_registration(void **state)
 	uroce_dev_free(dev); /* frees what is left */
 }
 
+/* Re-registration (ibv_rereg_mr(3)) replaces every attribute at once, gives new keys in the
+ * same slot so that the old ones reach nothing, moves the PD reference, and leaves the MR
+ * untouched when the new attributes are refused. */
+static void test_mr_rereg(void **state)
+{
+	struct uroce_dev *dev = dev_new();
+	struct uroce_pd *pd, *pd2;
+	struct uroce_mr *mr;
+	static uint8_t a[4096], b[8192];
+	(void)state;
+
+	assert_int_equal(uroce_pd_alloc(dev, &pd), 0);
+	assert_int_equal(uroce_pd_alloc(dev, &pd2), 0);
+	assert_int_equal(uroce_mr_reg(pd, a, sizeof(a), 0x1000, UROCE_ACCESS_REMOTE_READ, &mr), 0);
+	uint32_t k1 = uroce_mr_rkey(mr);
+	/* Refused: the MR keeps its keys, PD and range. */
+	assert_int_equal(uroce_mr_rereg(mr, pd2, b, sizeof(b), 0x8000, UROCE_ACCESS_REMOTE_WRITE),
+			 UROCE_EINVAL); /* remote write without local write (10.6.3.1) */
+	assert_int_equal(uroce_mr_rereg(mr, pd2, NULL, 16, 0x8000, 0), UROCE_EINVAL);
+	assert_int_equal(uroce_mr_rereg(mr, pd2, b, 17, UINT64_MAX - 15, 0), UROCE_EINVAL);
+	assert_int_equal(uroce_mr_rkey(mr), k1);
+	assert_ptr_equal(mr_access(dev, pd, k1, 0x1000, 4096, UROCE_ACCESS_REMOTE_READ), a);
+	assert_int_equal(uroce_pd_dealloc(pd), UROCE_EBUSY); /* still held by the MR */
+	assert_int_equal(uroce_pd_dealloc(pd2), 0);          /* never taken */
+	assert_int_equal(uroce_pd_alloc(dev, &pd2), 0);
+
+	/* Another range, PD and rights: new keys in the same slot; the old key reaches nothing. */
+	assert_int_equal(uroce_mr_rereg(mr, pd2, b, sizeof(b), 0x8000, H_ALL_ACCESS), 0);
+	uint32_t k2 = uroce_mr_rkey(mr);
+	assert_int_equal(k2 >> 8, k1 >> 8);
+	assert_int_not_equal(k2, k1);
+	assert_int_equal(uroce_mr_lkey(mr), k2);
+	assert_null(mr_find(dev, k1));
+	assert_null(mr_access(dev, pd, k1, 0x1000, 1, 0));
+	assert_null(mr_access(dev, pd, k2, 0x8000, 1, 0)); /* the old PD */
+	assert_ptr_equal(mr_access(dev, pd2, k2, 0x8000, 8192, UROCE_ACCESS_REMOTE_WRITE), b);
+	assert_null(mr_access(dev, pd2, k2, 0x1000, 1, 0)); /* the old range */
+	/* The old PD is free to go, the new one is held. */
+	assert_int_equal(uroce_pd_dealloc(pd2), UROCE_EBUSY);
+	assert_int_equal(uroce_pd_dealloc(pd), 0);
+
+	/* An invalidated region is valid again once re-registered. */
+	assert_int_equal(uroce_mr_rereg(mr, pd2, b, sizeof(b), 0x8000,
+					UROCE_ACCESS_INVALIDATE | UROCE_ACCESS_REMOTE_READ), 0);
+	assert_int_equal(mr_invalidate(dev, pd2, uroce_mr_rkey(mr)), 0);
+	assert_false(uroce_mr_valid(mr));
+	assert_int_equal(uroce_mr_rereg(mr, pd2, b, sizeof(b), 0x8000, UROCE_ACCESS_REMOTE_READ), 0);
+	assert_true(uroce_mr_valid(mr));
+	assert_ptr_equal(mr_access(dev, pd2, uroce_mr_rkey(mr), 0x8000, 1, UROCE_ACCESS_REMOTE_READ),
+			 b);
+	assert_int_equal(uroce_mr_dereg(mr), 0);
+	assert_int_equal(uroce_pd_dealloc(pd2), 0);
+	uroce_dev_free(dev);
+}
+
 /* [va, va + len) inside [base, base + size) without wrapping (facts.md section 3: Linux
  * rxe's check let va + len wrap past 2^64 and pass). */
 static void test_range_check_overflow_safe(void **state)
@@ -712,6 +767,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dev_cfg_checked),
 		cmocka_unit_test(test_IBA10_6_3_mr_registration),
+		cmocka_unit_test(test_mr_rereg),
 		cmocka_unit_test(test_range_check_overflow_safe),
 		cmocka_unit_test(test_IBA11_6_3_cq_overrun),
 		cmocka_unit_test(test_objects_in_use),

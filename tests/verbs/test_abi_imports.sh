@@ -1,38 +1,65 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Every symbol the unmodified Debian verbs programs (ibverbs-utils, perftest) and librdmacm
-# import from libibverbs.so.1, libmlx5.so.1 and libefa.so.1 must be exported, with the version
-# it was linked against, by uroce's copies in $UROCE_LIBDIR. The programs use versioned
-# symbols and BIND_NOW, so one missing symbol or version node stops them before main()
-# (facts.md section 5).
+# Every Debian binary and library that links libibverbs.so.1, libmlx5.so.1 or libefa.so.1
+# (directly or through another library, librdmacm included), from the packages uroce means to
+# serve, loads against uroce's copies in $UROCE_LIBDIR: ibverbs-utils, perftest,
+# rdmacm-utils, qperf, python3-pyverbs, libucx0 and ucx-utils, libfabric1 and libfabric-bin,
+# libopenmpi3 and openmpi-bin, mpich and libmpich12 (which link none today), librdmacm1, and
+# ibverbs-providers (rdma-core's own providers, as if loaded by mistake). They use versioned
+# symbols and BIND_NOW, so one missing symbol or version node stops them before main().
 #
-# Checked twice: from the ELF tables (readelf), which names exactly what is missing, and by
-# the dynamic loader itself: `ldd -r` under LD_BIND_NOW=1 for every file, and a harmless start
-# (--help) of every program, which must not end in "symbol lookup error" or "version ... not
-# found", and must not crash or hang. Exits 77 (skipped) when none of the programs is
-# installed.
+# Checked from the ELF tables (readelf), which names exactly what is missing and who needs
+# it; by the dynamic loader itself: `ldd -r` under LD_BIND_NOW=1 for every file, which must
+# report nothing that it does not also report with Debian's own libraries (some Open MPI
+# components leave Open MPI's symbols to the program), and must resolve our three libraries
+# to $UROCE_LIBDIR; by importing every pyverbs module in Debian's python3; and by a harmless
+# start (--help) of the ibverbs-utils and perftest programs, which must not end in "symbol
+# lookup error" or "version ... not found", nor crash or hang. And rdma-core's own provider
+# libraries, preloaded into ibv_devices, change nothing; Debian's libmlx5 and libefa say
+# that uroce0 is not theirs. A named package that is not installed is a failure
+# (scripts/install-deps.sh installs them); exits 77 (skipped) when none is, or without dpkg.
+# With a sanitizer build, the programs run with its runtimes preloaded (interop/lib.sh).
 set -u
 
-: "${UROCE_LIBDIR:?the directory of uroce libibverbs.so.1, libmlx5.so.1, libefa.so.1}"
-libdir=$(cd "$UROCE_LIBDIR" && pwd) || { echo "FAIL no directory $UROCE_LIBDIR"; exit 1; }
+. "$(dirname "$0")/../interop/lib.sh"
+libdir=$IC_LIBDIR
 ours="libibverbs.so.1 libmlx5.so.1 libefa.so.1"
-for tool in readelf ldd timeout; do
+for tool in readelf ldd timeout dpkg-query; do
 	command -v $tool >/dev/null || { echo "$tool missing: skipped"; exit 77; }
 done
 
-files=()
-for f in /usr/bin/ibv_devices /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong \
-	/usr/bin/ibv_uc_pingpong /usr/bin/ibv_ud_pingpong /usr/bin/ibv_srq_pingpong \
-	/usr/bin/ibv_xsrq_pingpong /usr/bin/ibv_asyncwatch /usr/bin/ib_*; do
-	[ -x "$f" ] && files+=("$f")
+packages="ibverbs-utils perftest rdmacm-utils qperf python3-pyverbs libucx0 ucx-utils
+	libfabric1 libfabric-bin libopenmpi3 openmpi-bin mpich libmpich12 librdmacm1
+	ibverbs-providers"
+installed=()
+absent=()
+for p in $packages; do
+	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		installed+=("$p")
+	else
+		absent+=("$p")
+	fi
 done
-[ ${#files[@]} -gt 0 ] || { echo "ibverbs-utils and perftest not installed: skipped"; exit 77; }
-progs=("${files[@]}")
-rdmacm=/usr/lib/$(uname -m)-linux-gnu/librdmacm.so.1
-[ -e "$rdmacm" ] && files+=("$rdmacm")
+[ ${#installed[@]} -gt 0 ] || { echo "none of the packages is installed: skipped"; exit 77; }
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# The ELF files of those packages whose dependency closure holds one of our libraries (ldd
+# lists the closure; with Debian's libraries, since ours may not resolve yet).
+files=()
+for p in "${installed[@]}"; do
+	while read -r f; do
+		[ -f "$f" ] && [ ! -L "$f" ] || continue
+		readelf -h "$f" >/dev/null 2>&1 || continue
+		ldd "$f" 2>/dev/null | grep -qE '(libibverbs|libmlx5|libefa)\.so\.1 ' && files+=("$f")
+	done < <(dpkg -L "$p")
+done
+[ ${#files[@]} -gt 0 ] || { echo "FAIL found no file that links libibverbs"; exit 1; }
+# Programs started with --help: the ibverbs-utils and perftest ones.
+progs=()
+for f in "${files[@]}"; do
+	case "$f" in /usr/bin/ibv_* | /usr/bin/ib_*) progs+=("$f") ;; esac
+done
+
+tmp=$IC_TMP
 fails=0
 fail() {
 	echo "FAIL $*"
@@ -104,18 +131,18 @@ echo "ELF tables: ${#files[@]} files import $nsyms distinct versioned symbols fr
 [ "$nsyms" -gt 0 ] || fail "found no imports at all: is readelf's output format unexpected?"
 
 # The loader's view. LD_BIND_NOW resolves every function at load time, as BIND_NOW does.
-# A sanitized build's library would bring its runtime into unsanitized programs, which ASan
-# refuses unless told not to check the link order.
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 # What the loader says when a library, symbol or version is missing.
 ldd_errors='undefined symbol|version .* not found|=> not found|symbol lookup error'
 run_errors='symbol lookup error|version .* not found|error while loading shared libraries'
 for f in "${files[@]}"; do
 	name=$(basename "$f")
 	out=$(LD_LIBRARY_PATH=$libdir LD_BIND_NOW=1 ldd -r "$f" 2>&1)
-	if grep -Eq "$ldd_errors" <<<"$out"; then
-		fail "ldd -r $name:"
-		grep -E "$ldd_errors" <<<"$out" | head -n 5 | sed 's/^/    /'
+	base=$(LD_BIND_NOW=1 ldd -r "$f" 2>&1)
+	new=$(comm -23 <(grep -E "$ldd_errors" <<<"$out" | sort -u) \
+		<(grep -E "$ldd_errors" <<<"$base" | sort -u))
+	if [ -n "$new" ]; then
+		fail "ldd -r $name (not so with Debian's libraries):"
+		head -n 5 <<<"$new" | sed 's/^/    /'
 	fi
 	for lib in $ours; do
 		if readelf -d "$f" | grep -q "NEEDED.*\[$lib\]" &&
@@ -124,21 +151,88 @@ for f in "${files[@]}"; do
 		fi
 	done
 done
+# pyverbs' modules, imported as a program imports them.
+python=/usr/bin/python3
+nmods=0
+for f in "${files[@]}"; do
+	case "$f" in */dist-packages/pyverbs/*.so) ;; *) continue ;; esac
+	mod=${f#*/dist-packages/}
+	mod=${mod%%.cpython-*}
+	mod=${mod//\//.}
+	nmods=$((nmods + 1))
+	if ! out=$(LD_LIBRARY_PATH=$libdir LD_PRELOAD=$IC_PRELOAD timeout "$IC_TIMEOUT" "$python" -c \
+		"import $mod" 2>&1); then
+		fail "import $mod:"
+		tail -n 3 <<<"$out" | sed 's/^/    /'
+	fi
+done
 for f in "${progs[@]}"; do
 	name=$(basename "$f")
-	out=$(LD_LIBRARY_PATH=$libdir LD_BIND_NOW=1 timeout 20 "$f" --help </dev/null 2>&1)
+	out=$(LD_LIBRARY_PATH=$libdir LD_PRELOAD=$IC_PRELOAD LD_BIND_NOW=1 \
+		timeout "$IC_TIMEOUT" "$f" --help </dev/null 2>&1)
 	rc=$?
 	if grep -Eq "$run_errors" <<<"$out"; then
 		fail "$name --help:"
 		grep -E "$run_errors" <<<"$out" | head -n 5 | sed 's/^/    /'
 	elif [ $rc -eq 124 ]; then
-		fail "$name --help did not end within 20 s"
+		fail "$name --help did not end within $IC_TIMEOUT s"
 	elif [ $rc -gt 128 ] && [ $rc -lt 160 ]; then
 		# 128 + N is how the shell reports death by signal N (ibv_devinfo exits with 255).
 		fail "$name --help died of signal $((rc - 128))"
 	fi
 done
 
+# rdma-core's providers loaded by mistake (preloaded here) register themselves with
+# libibverbs from a constructor: uroce's ignores them, so a program still sees uroce0 alone;
+# and the real libmlx5/libefa, asked about uroce's device, find it is not theirs (where their
+# struct verbs_device keeps the provider's ops, uroce's device has NULL) and say so.
+nprov=0
+arch=/usr/lib/$(uname -m)-linux-gnu
+if [ -x /usr/bin/ibv_devices ]; then
+	for f in "${files[@]}"; do
+		case "$f" in "$arch"/libibverbs/*.so | "$arch"/libmlx[45].so.* | "$arch"/libefa.so.* | \
+			"$arch"/libmana.so.*) ;;
+		*) continue ;;
+		esac
+		nprov=$((nprov + 1))
+		out=$(LD_PRELOAD="${IC_PRELOAD:+$IC_PRELOAD }$f" LD_LIBRARY_PATH=$libdir \
+			timeout "$IC_TIMEOUT" /usr/bin/ibv_devices 2>&1)
+		rc=$?
+		if [ $rc -ne 0 ] || [ "$(grep -c '^ *uroce0 ' <<<"$out")" != 1 ] ||
+			[ "$(grep -cE '^ +[a-z]' <<<"$out")" != 2 ]; then
+			fail "ibv_devices with $(basename "$f") preloaded (exit $rc):"
+			head -n 5 <<<"$out" | sed 's/^/    /'
+		fi
+	done
+fi
+real_mlx5=$(ls "$arch"/libmlx5.so.1.*.* 2>/dev/null | head -n 1)
+real_efa=$(ls "$arch"/libefa.so.1.*.* 2>/dev/null | head -n 1)
+if [ -n "$real_mlx5" ] && [ -n "$real_efa" ]; then
+	out=$(LD_LIBRARY_PATH=$libdir LD_PRELOAD=$IC_PRELOAD timeout "$IC_TIMEOUT" "$python" -c "
+import ctypes
+v = ctypes.CDLL('libibverbs.so.1', mode=ctypes.RTLD_GLOBAL)
+m = ctypes.CDLL('$real_mlx5')
+e = ctypes.CDLL('$real_efa')
+v.ibv_get_device_list.restype = ctypes.POINTER(ctypes.c_void_p)
+v.ibv_open_device.restype = ctypes.c_void_p
+m.mlx5dv_is_supported.restype = ctypes.c_bool
+dev = ctypes.c_void_p(v.ibv_get_device_list(None)[0])
+ctx = ctypes.c_void_p(v.ibv_open_device(dev))
+buf = ctypes.create_string_buffer(512)
+print(m.mlx5dv_is_supported(dev), m.mlx5dv_query_device(ctx, buf),
+      e.efadv_query_device(ctx, buf, 64))
+" 2>"$tmp/ctypes.err")
+	if [ "$out" != "False 95 95" ]; then
+		fail "Debian's libmlx5/libefa on uroce0: '$out', expected 'False 95 95' (not theirs, EOPNOTSUPP)"
+		head -n 5 "$tmp/ctypes.err" | sed 's/^/    /'
+	fi
+fi
+
+for p in "${absent[@]}"; do
+	fail "package $p is not installed (scripts/install-deps.sh installs it): not checked"
+done
+echo "loader: ${#files[@]} files from ${#installed[@]} packages, $nmods pyverbs modules imported," \
+	"${#progs[@]} programs started, $nprov providers preloaded"
 if [ $fails -gt 0 ]; then
 	echo "$fails failures"
 	exit 1

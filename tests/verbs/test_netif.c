@@ -3,7 +3,9 @@
  * addresses and link-layer addresses, SIOCGIFMTU for MTUs. On this host: 127.0.0.1 first,
  * UROCE_IP forms, malformed and absent addresses. In a private network namespace built with
  * ip(8) (skipped without CAP_SYS_ADMIN or iproute2): the exact table order, an MTU of 9000,
- * and that tentative, deprecated, link-local and down-interface addresses are left out. And
+ * and that tentative, deprecated, link-local and down-interface addresses are left out; the
+ * next hop's Ethernet address and VLAN (neighbour table, gateway, VLAN interface, the host's
+ * own address, multicast and link-local encodings, unresolved and unroutable addresses). And
  * the RoCE MTU rule, taken from Linux rxe. */
 #include "testutil.h"
 
@@ -551,6 +553,143 @@ static void test_namespace(void **state)
 		assert_string_not_equal(r.lo_down[i].ifname, "lo");
 }
 
+/* ---- The next hop's Ethernet address (uroce_netif_l2), in a namespace of its own ---- */
+
+static const char l2_setup[] =
+	"ip link set lo up"
+	" && ip link add la type veth peer name lb"
+	" && ip link set la up && ip link set lb up"
+	" && ip addr add 10.5.0.1/24 dev la"
+	" && ip -6 addr add 2001:db8:5::1/64 dev la nodad"
+	" && ip neigh add 10.5.0.9 lladdr 02:00:00:00:05:09 dev la nud permanent"
+	" && ip -6 neigh add 2001:db8:5::9 lladdr 02:00:00:00:05:99 dev la nud permanent"
+	" && ip route add 10.4.0.0/24 via 10.5.0.9 dev la";
+/* A VLAN interface needs the kernel's 802.1Q support (CONFIG_VLAN_8021Q), which not every
+ * kernel has: its cases run where it can be made. */
+static const char l2_vlan_setup[] =
+	"ip link add link la name la.7 type vlan id 7 2>/dev/null && ip link set la.7 up"
+	" && ip addr add 10.6.0.1/24 dev la.7"
+	" && ip neigh add 10.6.0.9 lladdr 02:00:00:00:06:09 dev la.7 nud permanent";
+
+/* Interface, destination, and what uroce_netif_l2 must answer (mac "own": la's address). */
+static const struct l2_case {
+	const char *ifname, *dst;
+	int err;
+	const char *mac;
+	uint16_t vid;
+} l2_cases[] = {
+	{"la", "10.5.0.9", 0, "02:00:00:00:05:09", 0xffff},   /* the neighbour table */
+	{"la.7", "10.6.0.9", 0, "02:00:00:00:06:09", 7},      /* on a VLAN interface */
+	{"la", "10.4.0.1", 0, "02:00:00:00:05:09", 0xffff},   /* through a gateway */
+	{"la", "2001:db8:5::9", 0, "02:00:00:00:05:99", 0xffff},
+	{"la", "10.5.0.1", 0, "own", 0xffff},                 /* the host's own address */
+	{"lo", "127.0.0.1", 0, "00:00:00:00:00:00", 0xffff},  /* lo has no address */
+	{"la", "224.1.2.3", 0, "01:00:5e:01:02:03", 0xffff},  /* multicast, no route */
+	{"la", "239.129.2.3", 0, "01:00:5e:01:02:03", 0xffff}, /* 23 bits of it */
+	{"la", "ff02::1:ff00:9", 0, "33:33:ff:00:00:09", 0xffff},
+	{"la", "fe80::211:22ff:fe33:4455", 0, "00:11:22:33:44:55", 0xffff},
+	{"la", "10.5.0.10", UROCE_EAGAIN, NULL, 0},            /* not resolved (yet) */
+	{"la.7", "10.5.0.9", UROCE_ENOENT, NULL, 0},           /* leaves through la */
+	{"la", "192.0.2.1", UROCE_ENOENT, NULL, 0},            /* no route at all */
+};
+#define L2_CASES (sizeof(l2_cases) / sizeof(l2_cases[0]))
+
+struct l2_result {
+	int status; /* 0, or 77 when the namespace could not be built */
+	bool vlan;  /* la.7 exists */
+	uint8_t own[6];
+	int err[L2_CASES];
+	uint8_t mac[L2_CASES][6];
+	uint16_t vid[L2_CASES];
+};
+
+static void l2_child(int fd)
+{
+	static struct l2_result r;
+	size_t off = 0;
+
+	memset(&r, 0, sizeof(r));
+	setenv("PATH", "/usr/sbin:/sbin:/usr/bin:/bin", 1);
+	if (unshare(CLONE_NEWNET) != 0 || system(l2_setup) != 0 || host_mac("la", r.own) != 0) {
+		r.status = TEST_SKIP_CODE;
+	} else {
+		r.vlan = system(l2_vlan_setup) == 0;
+		for (size_t i = 0; i < L2_CASES; i++) {
+			struct uroce_io_addr dst = text_addr(l2_cases[i].dst);
+			uint32_t ifindex = if_nametoindex(l2_cases[i].ifname);
+
+			if (ifindex)
+				r.err[i] = uroce_netif_l2(ifindex, &dst, r.mac[i], &r.vid[i]);
+		}
+	}
+	while (off < sizeof(r)) {
+		ssize_t w = write(fd, (const char *)&r + off, sizeof(r) - off);
+
+		if (w <= 0)
+			_exit(1);
+		off += (size_t)w;
+	}
+	_exit(0);
+}
+
+static void test_l2_namespace(void **state)
+{
+	static struct l2_result r;
+	int fds[2], status;
+	size_t off = 0;
+	pid_t pid;
+	(void)state;
+
+	assert_int_equal(pipe(fds), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		l2_child(fds[1]);
+	}
+	close(fds[1]);
+	while (off < sizeof(r)) {
+		ssize_t got = read(fds[0], (char *)&r + off, sizeof(r) - off);
+
+		if (got <= 0)
+			break;
+		off += (size_t)got;
+	}
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(off, sizeof(r));
+	if (r.status == TEST_SKIP_CODE)
+		skip(); /* no CAP_SYS_ADMIN, no iproute2, or no veth/vlan */
+
+	if (!r.vlan)
+		print_message("  no VLAN interfaces in this kernel: the la.7 cases are left out\n");
+	for (size_t i = 0; i < L2_CASES; i++) {
+		const struct l2_case *c = &l2_cases[i];
+		uint8_t want[6];
+
+		if (!r.vlan && !strcmp(c->ifname, "la.7"))
+			continue;
+		if (r.err[i] != c->err)
+			fail_msg("%s via %s: %s, expected %s", c->dst, c->ifname,
+				 uroce_err_name(r.err[i]), uroce_err_name(c->err));
+		if (c->err)
+			continue;
+		if (!strcmp(c->mac, "own"))
+			memcpy(want, r.own, 6);
+		else
+			assert_int_equal(sscanf(c->mac, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &want[0],
+						&want[1], &want[2], &want[3], &want[4], &want[5]),
+					 6);
+		if (memcmp(r.mac[i], want, 6))
+			fail_msg("%s via %s: %02x:%02x:%02x:%02x:%02x:%02x, expected %s", c->dst,
+				 c->ifname, r.mac[i][0], r.mac[i][1], r.mac[i][2], r.mac[i][3],
+				 r.mac[i][4], r.mac[i][5], c->mac);
+		assert_int_equal(r.vid[i], c->vid);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -563,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_only_malformed),
 		cmocka_unit_test(test_ipv6_loopback),
 		cmocka_unit_test(test_namespace),
+		cmocka_unit_test(test_l2_namespace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

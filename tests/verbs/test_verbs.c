@@ -781,6 +781,216 @@ static void test_controlled_qkey(void **state)
 	assert_int_equal(ibv_destroy_qp(qp), 0);
 }
 
+/* ---- Issue 15's regressions ---- */
+
+/* rdma-core's test suite names IBV_QP_INIT_ATTR_CREATE_FLAGS with 0 for every QP: a field
+ * that asks for nothing is accepted; create flags, XRC and unknown fields are refused. */
+static void test_create_qp_ex_fields(void **state)
+{
+	struct ibv_qp_init_attr_ex a;
+	struct ibv_qp *qp;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.send_cq = a.recv_cq = E.cq;
+	a.cap = (struct ibv_qp_cap){.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+				    .max_recv_sge = 1};
+	a.qp_type = IBV_QPT_RC;
+	a.pd = E.pd;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |
+		      IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+	assert_non_null(qp = ibv_create_qp_ex(E.ctx, &a));
+	assert_int_equal(ibv_destroy_qp(qp), 0);
+
+	a.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	errno = 0;
+	assert_null(ibv_create_qp_ex(E.ctx, &a));
+	assert_int_equal(errno, EOPNOTSUPP);
+	a.create_flags = 0;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD;
+	errno = 0;
+	assert_null(ibv_create_qp_ex(E.ctx, &a));
+	assert_int_equal(errno, EOPNOTSUPP);
+	a.comp_mask = IBV_QP_INIT_ATTR_PD | (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS << 1);
+	errno = 0;
+	assert_null(ibv_create_qp_ex(E.ctx, &a));
+	assert_int_equal(errno, EINVAL);
+	a.comp_mask = IBV_QP_INIT_ATTR_PD;
+	a.qp_type = IBV_QPT_XRC_SEND;
+	errno = 0;
+	assert_null(ibv_create_qp_ex(E.ctx, &a));
+	assert_int_equal(errno, EOPNOTSUPP);
+}
+
+/* The extended query says what the basic one says; the limits it reports are the ones
+ * ibv_modify_qp enforces. */
+static void test_device_attrs_consistent(void **state)
+{
+	struct ibv_device_attr_ex ax;
+	struct ibv_device_attr da;
+	struct ibv_qp_attr a;
+	struct ibv_qp *qp;
+
+	(void)state;
+	assert_int_equal(ibv_query_device(E.ctx, &da), 0);
+	assert_int_equal(ibv_query_device_ex(E.ctx, NULL, &ax), 0);
+	assert_memory_equal(&ax.orig_attr, &da, sizeof(da));
+	assert_int_equal(ax.phys_port_cnt_ex, 1);
+	assert_int_equal(da.phys_port_cnt, 1);
+	assert_int_equal(ax.device_cap_flags_ex, (uint64_t)(uint32_t)da.device_cap_flags);
+
+	/* max_qp_rd_atom and max_qp_init_rd_atom are what an RC QP may be given: the responder's
+	 * resources on the way to RTR, the requester's on the way to RTS. */
+	assert_true(da.max_qp_rd_atom > 0 && da.max_qp_init_rd_atom > 0);
+	assert_non_null(qp = make_qp(IBV_QPT_RC, 0));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+						       IBV_QP_ACCESS_FLAGS), 0);
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = qp->qp_num;
+	a.max_dest_rd_atomic = (uint8_t)(da.max_qp_rd_atom + 1);
+	ah_to_self(&a.ah_attr);
+	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	errno = 0;
+	assert_int_equal(ibv_modify_qp(qp, &a, mask), EINVAL);
+	assert_int_equal(errno, EINVAL); /* qperf prints errno */
+	a.max_dest_rd_atomic = (uint8_t)da.max_qp_rd_atom;
+	assert_int_equal(ibv_modify_qp(qp, &a, mask), 0);
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = (uint8_t)(da.max_qp_init_rd_atom + 1);
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+	       IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	errno = 0;
+	assert_int_equal(ibv_modify_qp(qp, &a, mask), EINVAL);
+	assert_int_equal(errno, EINVAL);
+	a.max_rd_atomic = (uint8_t)da.max_qp_init_rd_atom;
+	assert_int_equal(ibv_modify_qp(qp, &a, mask), 0);
+	assert_int_equal(ibv_query_qp(qp, &a, IBV_QP_MAX_QP_RD_ATOMIC, NULL), 0);
+	assert_int_equal(a.max_rd_atomic, da.max_qp_init_rd_atom);
+	assert_int_equal(a.max_dest_rd_atomic, da.max_qp_rd_atom);
+	assert_int_equal(ibv_destroy_qp(qp), 0);
+}
+
+/* ---- ibv_rereg_mr(3) with real traffic ---- */
+
+/* An RDMA WRITE of 64 bytes from E.buf to [addr, +64) through rkey, on a fresh connected
+ * pair (a failure moves both QPs to ERR): the requester's completion status. */
+static enum ibv_wc_status write_through(uint32_t rkey, uint64_t addr)
+{
+	struct ibv_qp *a = make_qp(IBV_QPT_RC, 0), *b = make_qp(IBV_QPT_RC, 0);
+	struct ibv_sge sge = {(uintptr_t)E.buf, 64, E.mr->lkey};
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	connect_rc(a, b->qp_num);
+	connect_rc(b, a->qp_num);
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = addr;
+	wr.wr.rdma.rkey = rkey;
+	assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+	wc = wait_wc();
+	assert_int_equal(ibv_destroy_qp(a), 0);
+	assert_int_equal(ibv_destroy_qp(b), 0);
+	while (ibv_poll_cq(E.cq, 1, &(struct ibv_wc){0}) == 1) {
+	}
+	return wc.status;
+}
+
+/* Input errors leave the MR as it was (IBV_REREG_MR_ERR_INPUT); a new range, new rights and
+ * a new PD take effect for the network at once, with new keys: the old ones reach
+ * nothing. */
+static void test_rereg_mr(void **state)
+{
+	uint8_t *m1 = aligned_alloc(4096, 8192), *m2 = aligned_alloc(4096, 8192);
+	struct ibv_pd *pd2 = ibv_alloc_pd(E.ctx);
+	struct ibv_mr *mr;
+	uint32_t key1;
+
+	(void)state;
+	assert_non_null(m1);
+	assert_non_null(m2);
+	assert_non_null(pd2);
+	for (int i = 0; i < 64; i++)
+		E.buf[i] = (uint8_t)(0xa0 + i);
+	mr = ibv_reg_mr(E.pd, m1, 8192, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	assert_non_null(mr);
+	key1 = mr->rkey;
+
+	static const struct {
+		int flags, access, err;
+		bool addr;
+		size_t len;
+	} bad_input[] = {
+		{0, 0, EINVAL, false, 0},                                   /* nothing to change */
+		{1 << 3, 0, EINVAL, false, 0},                              /* unknown flag */
+		{IBV_REREG_MR_CHANGE_TRANSLATION, 0, EINVAL, false, 4096},  /* no address */
+		{IBV_REREG_MR_CHANGE_TRANSLATION, 0, EINVAL, true, 0},      /* no length */
+		{IBV_REREG_MR_CHANGE_TRANSLATION, IBV_ACCESS_LOCAL_WRITE, EINVAL, true, 4096},
+		{IBV_REREG_MR_CHANGE_ACCESS, IBV_ACCESS_REMOTE_WRITE, EINVAL, false, 0}, /* 10.6.3.1 */
+		{IBV_REREG_MR_CHANGE_ACCESS, IBV_ACCESS_MW_BIND, EOPNOTSUPP, false, 0},
+		{IBV_REREG_MR_CHANGE_PD, 0, EINVAL, false, 0},              /* no PD */
+	};
+	for (size_t i = 0; i < sizeof(bad_input) / sizeof(bad_input[0]); i++) {
+		errno = 0;
+		assert_int_equal(ibv_rereg_mr(mr, bad_input[i].flags, NULL,
+					      bad_input[i].addr ? m2 : NULL, bad_input[i].len,
+					      bad_input[i].access),
+				 IBV_REREG_MR_ERR_INPUT);
+		assert_int_equal(errno, bad_input[i].err);
+		assert_int_equal(mr->rkey, key1);
+		assert_ptr_equal(mr->addr, m1);
+		assert_ptr_equal(mr->pd, E.pd);
+	}
+	assert_int_equal(write_through(key1, (uintptr_t)m1), IBV_WC_SUCCESS);
+	assert_memory_equal(m1, E.buf, 64);
+
+	/* Another range: its own address, new keys, the old key refused. */
+	assert_int_equal(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, m2 + 4096, 4096,
+				      0),
+			 0);
+	assert_ptr_equal(mr->addr, m2 + 4096);
+	assert_int_equal(mr->length, 4096);
+	assert_int_not_equal(mr->rkey, key1);
+	assert_int_equal(write_through(mr->rkey, (uintptr_t)m2 + 4096), IBV_WC_SUCCESS);
+	assert_memory_equal(m2 + 4096, E.buf, 64);
+	assert_int_equal(write_through(mr->rkey, (uintptr_t)m2), IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(write_through(key1, (uintptr_t)m1), IBV_WC_REM_ACCESS_ERR);
+
+	/* Rights taken away, then given back. */
+	assert_int_equal(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				      IBV_ACCESS_LOCAL_WRITE),
+			 0);
+	assert_int_equal(write_through(mr->rkey, (uintptr_t)m2 + 4096), IBV_WC_REM_ACCESS_ERR);
+
+	/* Another PD: the QPs of the first no longer reach it, whatever the rights. */
+	assert_int_equal(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS, pd2,
+				      NULL, 0, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE),
+			 0);
+	assert_ptr_equal(mr->pd, pd2);
+	assert_int_equal(write_through(mr->rkey, (uintptr_t)m2 + 4096), IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(ibv_dealloc_pd(pd2), EBUSY);
+	assert_int_equal(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, E.pd, NULL, 0, 0), 0);
+	assert_int_equal(ibv_dealloc_pd(pd2), 0);
+	assert_int_equal(write_through(mr->rkey, (uintptr_t)m2 + 4096), IBV_WC_SUCCESS);
+
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	free(m1);
+	free(m2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -792,6 +1002,9 @@ int main(void)
 		cmocka_unit_test(test_wr_api),
 		cmocka_unit_test(test_ud),
 		cmocka_unit_test(test_controlled_qkey),
+		cmocka_unit_test(test_create_qp_ex_fields),
+		cmocka_unit_test(test_device_attrs_consistent),
+		cmocka_unit_test(test_rereg_mr),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
