@@ -18,20 +18,35 @@
  *
  * Every packet an engine writes is checked whole, with a good ICRC, before the fabric
  * touches it. RC runs under loss may end in RETRY_EXC_ERR (retry_cnt 7 spent: the specified
- * outcome); what completed before it is checked as above, and the run counts as such.
+ * outcome); what completed before it is checked as above, and the run counts as such. That
+ * it is the specified outcome is checked too (the retry audit, below): the PSN given up on
+ * was sent retry_cnt times since the last forward progress, each time with the request or
+ * every answer to it destroyed by the fabric.
+ *
+ * The verbs profile (UROCE_SOAK_PROFILE=verbs) gives every run the shape of the verbs soak
+ * (tests/verbs/soak_verbs.c, docs/performance.md "Verbs soak") instead: one side posts, over 4
+ * RC QPs of path MTU 2048, 256, 4096 and 512 sharing the line, at most 8 requests in flight
+ * on each; its operation mix (WRITE and READ up to 1 MiB, SEND up to 256 KiB, WRITE with
+ * immediate up to 64 KiB, atomics); timeout 14 (67 ms), retry_cnt 7, rnr_retry 7, 16 READs
+ * and atomics in flight; both directions impaired by UROCE_SOAK_IMPAIR (a UROCE_IMPAIR spec,
+ * loss=0.02,corrupt=0.02,dup=0.02,reorder=0.02 by default).
  *
  * Not in the default test run (a minute or more): it is always built, and becomes the CTest
  * test engine/soak_random (label soak) with -DUROCE_SOAK=ON; README "Tests". Environment:
  * UROCE_SOAK_WRS (10000) work requests at least; UROCE_SOAK_SEED (1) the master seed the
  * runs' seeds are drawn from; UROCE_SOAK_RUN=<seed> replays one run, as a failure prints it;
- * UROCE_SOAK_VERBOSE=1 adds each run's engine counters. Virtual time only: the wall-clock
- * time is printed, never checked. */
+ * UROCE_SOAK_VERBOSE=1 adds each run's engine counters; UROCE_SOAK_PROFILE and
+ * UROCE_SOAK_IMPAIR as above. Virtual time only: the wall-clock time is printed, never
+ * checked. */
 #include "harness.h"
 
 #include <stdarg.h>
 #include <time.h>
 
+#include "engine/priv.h"
+#include "io/impair.h"
 #include "wire/bytes.h"
+#include "wire/psn.h"
 
 #define FILL 0xA5                 /* what every byte no operation wrote holds */
 #define PIECES 8                  /* SGEs of a work request or a receive WQE, at most */
@@ -45,6 +60,17 @@
 #define VTIME_LIMIT (3600ull * 1000000000ull) /* virtual time a run may take */
 #define SIM_POOL 16384
 #define SIM_RING 8192
+#define MAX_CONN 4                /* QP pairs in a run: 1, or 4 in the verbs profile */
+#define AUDIT_SLOTS 4096          /* transmissions the retry audit remembers per requester */
+#define AUDIT_ATT 64              /* transmissions of one una it keeps */
+/* The verbs profile (tests/verbs/soak_verbs.c's shape). */
+#define V_WRS 500                 /* work requests per QP */
+#define V_WINDOW 8                /* in flight per QP */
+#define V_MAX_RDMA (1u << 20)
+#define V_MAX_SEND (256u << 10)
+#define V_MAX_IMM (64u << 10)
+#define V_TIMEOUT 14
+#define V_IMPAIR "loss=0.02,corrupt=0.02,dup=0.02,reorder=0.02"
 
 /* A scatter/gather list in one buffer: pieces in order, with fill between them. */
 struct layout {
@@ -79,6 +105,24 @@ struct buf {
 	uint64_t size;           /* while planning: the bytes laid out so far */
 };
 
+/* What became of one transmission of a request (the retry audit). */
+struct attempt {
+	bool delivered;          /* the request reached the responder whole */
+	bool owed;               /* ... and the responder then owed an answer that covers it */
+	bool answered;           /* the responder sent such an answer after that */
+};
+
+/* The retry audit of one RC requester: the transmissions of its una since una last moved. */
+struct audit {
+	uint32_t una;            /* the requester's una when last looked at */
+	uint32_t natt;           /* transmissions of una recorded since (att[] keeps 64) */
+	bool first;              /* att[0] is the transmission that was in flight when una got there */
+	struct attempt att[AUDIT_ATT];
+	uint32_t psn[AUDIT_SLOTS];         /* the last transmission of each PSN, by PSN */
+	struct attempt slot[AUDIT_SLOTS];
+	uint64_t resent[8];      /* PSNs acknowledged after k resends (k = 1..7, 7 and more) */
+};
+
 struct side {
 	struct wr_plan *wr;
 	uint32_t nwr;
@@ -89,23 +133,36 @@ struct side {
 	struct buf rcv;          /* its receive WQEs */
 	struct uroce_qp *qp;
 	struct uroce_ah *ah;
+	uint32_t posted;         /* work requests posted so far */
+	uint32_t done;           /* ... of which the completions say this many are complete */
+	struct uroce_wc *snd, *rcv_wc; /* the completions polled, sends and receives */
+	uint32_t nsnd, nrcv;
 	bool failed;             /* a send completed in error (RETRY_EXC_ERR, then flushes) */
 	uint32_t ok;             /* work requests that completed successfully */
-	uint64_t free_at;        /* the pacer: when the line is free again */
-	bool more;               /* the engine filled its last burst: it may have more */
+	struct audit *audit;     /* RC: of this side as requester */
+};
+
+/* A pair of connected QPs, one on each node, with everything planned for it. */
+struct conn {
+	enum uroce_mtu mtu;
+	uint32_t mtu_bytes;
+	struct side side[2];
 };
 
 struct run {
 	uint64_t seed, rng;
+	bool verbs;              /* the verbs profile */
 	enum uroce_qp_type type;
-	enum uroce_mtu mtu;
-	uint32_t mtu_bytes;
 	bool ipv6, lossy;
 	uint64_t rate_bps;       /* each node's line rate */
 	uint8_t timeout;
+	uint32_t window;         /* requests in flight per QP; 0: everything posted at once */
 	struct uroce_sim_link_cfg link[2];
 	struct h_net *net;
-	struct side side[2];
+	uint32_t nconn;
+	struct conn conn[MAX_CONN];
+	uint64_t free_at[2];     /* each node's pacer: when its line is free again */
+	bool more[2];            /* the node filled its last burst: it may have more */
 };
 
 struct totals {
@@ -113,7 +170,13 @@ struct totals {
 	uint64_t compared, pkts, retrans, retries, naks, lost, burst, corrupted, duplicated,
 		reordered, retry_exc_runs, ucud_msgs, ucud_delivered, ucud_twice, vtime_ns;
 	uint64_t seed_min, seed_max;
+	/* The retry audit of the RETRY_EXC_ERRs: the transmissions of the PSNs given up on, by
+	 * what was destroyed (the one in flight when una reached the PSN apart). */
+	uint64_t audited, att_first, att_req_lost, att_ans_lost;
+	uint64_t resent[8];      /* the audits' resent[], summed */
 };
+
+static const char *g_impair = V_IMPAIR; /* the verbs profile's impairments */
 
 static uint8_t *g_pat;     /* PAT_LEN random bytes */
 static uint8_t *g_scratch; /* a message's bytes */
@@ -133,10 +196,11 @@ static void soak_fail(const struct run *r, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	fail_msg("soak_random.c:%d: %s\nrun seed 0x%016" PRIx64 " (%s, MTU %u, %s, timeout %u): "
-		 "replay it with UROCE_SOAK_RUN=0x%" PRIx64,
-		 line, what, r->seed, type_name(r->type), r->mtu_bytes, r->ipv6 ? "IPv6" : "IPv4",
-		 r->timeout, r->seed);
+	fail_msg("soak_random.c:%d: %s\nrun seed 0x%016" PRIx64 " (%s%s, MTU %u%s, %s, timeout %u): "
+		 "replay it with UROCE_SOAK_RUN=0x%" PRIx64 "%s",
+		 line, what, r->seed, r->verbs ? "verbs profile, " : "", type_name(r->type),
+		 r->conn[0].mtu_bytes, r->nconn > 1 ? " and others" : "", r->ipv6 ? "IPv6" : "IPv4",
+		 r->timeout, r->seed, r->verbs ? " UROCE_SOAK_PROFILE=verbs" : "");
 }
 
 #define CHECK(c)                                            \
@@ -354,9 +418,9 @@ static enum uroce_wr_opcode pick_op(struct run *r)
 
 /* Sizes, each class with its share in 32: tiny, the MTU edges (k x MTU - 1, k x MTU,
  * k x MTU + 1), a few MTUs, up to 16 MTUs, up to 256 KiB, and 256 KiB to 4 MiB. */
-static uint32_t pick_len(struct run *r, enum uroce_wr_opcode op)
+static uint32_t pick_len(struct run *r, const struct conn *c, enum uroce_wr_opcode op)
 {
-	uint32_t mtu = r->mtu_bytes, max = MAX_MSG, len;
+	uint32_t mtu = c->mtu_bytes, max = MAX_MSG, len;
 	uint64_t d = below(r, 32);
 
 	if (is_atomic(op))
@@ -380,17 +444,61 @@ static uint32_t pick_len(struct run *r, enum uroce_wr_opcode op)
 	return len <= max ? len : (uint32_t)below(r, (uint64_t)max + 1);
 }
 
-static void plan_wrs(struct run *r, int s)
+/* The verbs profile's mix (soak_verbs.c cli_plan): WRITE 25 %, READ 25 %, a message 30 %
+ * (SEND, SEND with immediate, WRITE with immediate: 4, 3, 3 in 10), atomics 20 %. */
+static enum uroce_wr_opcode pick_op_verbs(struct run *r)
 {
-	struct side *sd = &r->side[s], *peer = &r->side[1 - s];
+	uint64_t d = below(r, 100), m;
 
-	sd->nwr = 50 + (uint32_t)below(r, 251);
-	sd->wr = calloc(sd->nwr, sizeof(*sd->wr));
+	if (d < 25)
+		return UROCE_WR_RDMA_WRITE;
+	if (d < 50)
+		return UROCE_WR_RDMA_READ;
+	if (d < 80) {
+		m = below(r, 10);
+		return m < 4 ? UROCE_WR_SEND : m < 7 ? UROCE_WR_SEND_WITH_IMM
+						 : UROCE_WR_RDMA_WRITE_WITH_IMM;
+	}
+	return d < 90 ? UROCE_WR_ATOMIC_FETCH_AND_ADD : UROCE_WR_ATOMIC_CMP_AND_SWP;
+}
+
+/* Its sizes (soak_verbs.c draw_len), each class with its share in 16: empty, tiny, the MTU
+ * edges, up to 4 MTUs, up to 64 KiB, up to the opcode's maximum. */
+static uint32_t pick_len_verbs(struct run *r, const struct conn *c, enum uroce_wr_opcode op)
+{
+	uint32_t mtu = c->mtu_bytes, max, len;
+	uint64_t d = below(r, 16);
+
+	if (is_atomic(op))
+		return 8;
+	max = is_send(op) ? V_MAX_SEND : op == UROCE_WR_RDMA_WRITE_WITH_IMM ? V_MAX_IMM : V_MAX_RDMA;
+	if (d == 0)
+		len = 0;
+	else if (d < 3)
+		len = 1 + (uint32_t)below(r, 64);
+	else if (d < 6)
+		len = (1 + (uint32_t)below(r, 4)) * mtu - 1 + (uint32_t)below(r, 3);
+	else if (d < 11)
+		len = (uint32_t)below(r, 4ull * mtu + 1);
+	else if (d < 15)
+		len = (uint32_t)below(r, (64u << 10) + 1);
+	else
+		len = (uint32_t)below(r, (uint64_t)max + 1);
+	return len <= max ? len : (uint32_t)below(r, (uint64_t)max + 1);
+}
+
+static void plan_wrs(struct run *r, struct conn *c, int s)
+{
+	struct side *sd = &c->side[s], *peer = &c->side[1 - s];
+
+	/* The verbs profile: side 0 is the client, side 1 only answers. */
+	sd->nwr = r->verbs ? (s ? 0 : V_WRS) : 50 + (uint32_t)below(r, 251);
+	sd->wr = calloc(sd->nwr ? sd->nwr : 1, sizeof(*sd->wr));
 	assert_non_null(sd->wr);
 	for (uint32_t k = 0; k < sd->nwr; k++) {
 		struct wr_plan *w = &sd->wr[k];
-		w->op = pick_op(r);
-		w->len = pick_len(r, w->op);
+		w->op = r->verbs ? pick_op_verbs(r) : pick_op(r);
+		w->len = r->verbs ? pick_len_verbs(r, c, w->op) : pick_len(r, c, w->op);
 		/* UC and UD tell messages apart by their first bytes, or by the immediate. */
 		if (r->type != UROCE_QPT_RC && w->op == UROCE_WR_SEND && w->len < 4)
 			w->op = UROCE_WR_SEND_WITH_IMM;
@@ -425,9 +533,9 @@ static void plan_wrs(struct run *r, int s)
 /* The receive WQEs side s posts for the messages of the peer. RC: one per message, in
  * order, each the message's size plus some slack. UC and UD: a quarter more than the
  * messages (duplicates take some), all holding the largest message. */
-static void plan_rwqes(struct run *r, int s)
+static void plan_rwqes(struct run *r, struct conn *c, int s)
 {
-	struct side *sd = &r->side[s], *peer = &r->side[1 - s];
+	struct side *sd = &c->side[s], *peer = &c->side[1 - s];
 	uint32_t msgs = 0, cap = 0;
 
 	for (uint32_t k = 0; k < peer->nwr; k++) {
@@ -438,7 +546,7 @@ static void plan_rwqes(struct run *r, int s)
 			cap = peer->wr[k].len;
 	}
 	if (r->type == UROCE_QPT_UD)
-		cap = UROCE_UD_GRH_LEN + r->mtu_bytes;
+		cap = UROCE_UD_GRH_LEN + c->mtu_bytes;
 	if (r->type != UROCE_QPT_RC)
 		sd->nrwqe = msgs + msgs / 4 + 4;
 	sd->rwqe = calloc(sd->nrwqe ? sd->nrwqe : 1, sizeof(*sd->rwqe));
@@ -456,9 +564,9 @@ static void plan_rwqes(struct run *r, int s)
 }
 
 /* The initial contents: what SENDs and WRITEs send, what READs read, atomic targets. */
-static void fill_buffers(struct run *r, int s)
+static void fill_buffers(struct conn *cn, int s)
 {
-	struct side *sd = &r->side[s], *peer = &r->side[1 - s];
+	struct side *sd = &cn->side[s], *peer = &cn->side[1 - s];
 
 	for (uint32_t k = 0; k < sd->nwr; k++) {
 		const struct wr_plan *w = &sd->wr[k];
@@ -477,6 +585,191 @@ static void fill_buffers(struct run *r, int s)
 	}
 }
 
+/* ---- the retry audit ----
+ *
+ * retry_cnt counts retries without forward progress (IBA 9.7.6.1.3): RETRY_EXC_ERR is the
+ * specified outcome when the requester's oldest unacknowledged PSN (una) failed retry_cnt + 1
+ * times in a row. The audit follows each RC requester's una and every transmission of it
+ * since una last moved, and what the fabric did with it: the request delivered whole to the
+ * responder or not; whether that obliged the responder to answer with something that covers
+ * una (a READ or atomic request always; a SEND or WRITE packet when it asked for an ACK, was
+ * a duplicate, or a later packet did either or came out of sequence, which brings a NAK);
+ * whether the responder then sent such an answer. An answer covers una when the requester
+ * must move una on it: for a READ or atomic, its response at una; for a SEND or WRITE, an ACK
+ * at or past una, a NAK or any response past it. Two rules:
+ *  - an answer that covers una and arrives whole moves una (checked at each delivery);
+ *  - at a RETRY_EXC_ERR the PSN given up on was sent retry_cnt times since una got there,
+ *    each time with the request destroyed (or delivered without anything owed), or with every
+ *    answer to it destroyed: none left unanswered by a responder that owed one. */
+
+/* The connection whose QP on node i has number qpn (each device numbers its own), or NULL. */
+static struct conn *conn_of(struct run *r, int i, uint32_t qpn)
+{
+	for (uint32_t k = 0; k < r->nconn; k++)
+		if (uroce_qp_num(r->conn[k].side[i].qp) == qpn)
+			return &r->conn[k];
+	return NULL;
+}
+
+/* The requester's una lies in an outstanding READ or atomic: only its response covers it. */
+static bool una_in_rd_atomic(const struct uroce_qp *qp)
+{
+	const struct swqe *w;
+
+	if (qp->sq.tail == qp->sq.head)
+		return false;
+	w = sq_at(&qp->sq, qp->sq.tail);
+	return w->state == SWQE_ACTIVE &&
+	       (w->wr.opcode == UROCE_WR_RDMA_READ || is_atomic(w->wr.opcode));
+}
+
+/* Whether a response to qp (a requester) covers its una. */
+static bool covers_una(const struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	uint32_t una = qp->req.una, psn = pkt->bth.psn;
+	bool rd_atomic = una_in_rd_atomic(qp);
+
+	if (una == qp->req.psn_max)
+		return false; /* nothing outstanding */
+	switch (pkt->op->kind) {
+	case UROCE_OPK_READ_RESP:
+	case UROCE_OPK_ATOMIC_ACK:
+		return rd_atomic ? psn == una : uroce_psn_lt(una, psn);
+	case UROCE_OPK_ACK:
+		if (rd_atomic)
+			return false;
+		return uroce_aeth_type(pkt->ext.aeth.syndrome) == UROCE_AETH_ACK
+			       ? uroce_psn_le(una, psn)
+			       : uroce_psn_lt(una, psn);
+	default:
+		return false;
+	}
+}
+
+/* una moved since the audit last looked: a new run of attempts, starting with the
+ * transmission of the new una that is in flight, if any. */
+static void audit_sync(struct side *sd)
+{
+	struct audit *a = sd->audit;
+	uint32_t una = sd->qp->req.una, k = una % AUDIT_SLOTS;
+
+	if (una == a->una)
+		return;
+	if (a->natt > a->first) {
+		uint32_t n = a->natt - a->first;
+		a->resent[n < 7 ? n : 7]++;
+	}
+	a->una = una;
+	a->first = a->psn[k] == una;
+	a->natt = a->first;
+	if (a->first)
+		a->att[0] = a->slot[k];
+}
+
+static struct attempt *audit_cur(struct audit *a)
+{
+	if (!a->natt)
+		return NULL;
+	return &a->att[(a->natt < AUDIT_ATT ? a->natt : AUDIT_ATT) - 1];
+}
+
+/* Node i sent pkt. */
+static void audit_tx(struct run *r, int i, const struct uroce_pkt *pkt)
+{
+	int s = 1 - i; /* the peer, whose QP the packet is for */
+	struct conn *c = r->type == UROCE_QPT_RC ? conn_of(r, s, pkt->bth.destqp) : NULL;
+	uint32_t psn = pkt->bth.psn;
+
+	if (!c)
+		return;
+	if (pkt->op->flags & UROCE_OPF_REQ) {
+		struct audit *a = c->side[i].audit;
+		audit_sync(&c->side[i]);
+		a->psn[psn % AUDIT_SLOTS] = psn;
+		a->slot[psn % AUDIT_SLOTS] = (struct attempt){0};
+		if (psn == a->una) {
+			a->natt++;
+			*audit_cur(a) = (struct attempt){0};
+		}
+		return;
+	}
+	/* An answer of the responder i to requester s. */
+	struct side *rq = &c->side[s];
+	audit_sync(rq);
+	struct attempt *cur = audit_cur(rq->audit);
+	if (cur && cur->delivered && covers_una(rq->qp, pkt))
+		cur->answered = true;
+}
+
+/* Node i is about to take pkt (dissected) in; epsn is its responder's expected PSN. After
+ * it did, whole says whether the engine accepted it (its checks passed). */
+static void audit_rx(struct run *r, int i, const struct uroce_pkt *pkt, uint32_t epsn,
+		     bool covered, bool whole)
+{
+	struct conn *c = r->type == UROCE_QPT_RC ? conn_of(r, i, pkt->bth.destqp) : NULL;
+	uint32_t psn = pkt->bth.psn;
+
+	if (!c || !whole)
+		return;
+	if (pkt->op->flags & UROCE_OPF_REQ) {
+		/* A request to responder i from requester 1 - i. */
+		struct audit *a = c->side[1 - i].audit;
+		struct attempt *cur = audit_cur(a);
+		bool owed = pkt->op->kind == UROCE_OPK_READ_REQ || pkt->op->kind == UROCE_OPK_ATOMIC ||
+			    pkt->bth.ackreq || uroce_psn_lt(psn, epsn);
+		if (a->psn[psn % AUDIT_SLOTS] == psn) {
+			a->slot[psn % AUDIT_SLOTS].delivered = true;
+			a->slot[psn % AUDIT_SLOTS].owed |= owed;
+		}
+		if (psn == a->una && cur) {
+			cur->delivered = true;
+			cur->owed |= owed;
+		} else if (cur && cur->delivered && uroce_psn_lt(a->una, psn) &&
+			   (pkt->bth.ackreq || psn != epsn)) {
+			cur->owed = true;
+		}
+		return;
+	}
+	/* A response to requester i. */
+	struct side *sd = &c->side[i];
+	if (covered && sd->qp->req.una == sd->audit->una)
+		soak_fail(r, __LINE__, "side %d: a response (opcode 0x%02x, PSN 0x%06x) that covers "
+			  "una 0x%06x arrived whole and una did not move", i, pkt->bth.opcode, psn,
+			  sd->audit->una);
+	audit_sync(sd);
+}
+
+/* At the end of a run whose side s failed with RETRY_EXC_ERR (its QP is in ERR since, so
+ * una has stayed where it was given up). */
+static void audit_verdict(struct run *r, struct conn *c, int s, struct totals *t)
+{
+	struct audit *a = c->side[s].audit;
+	uint32_t n = a->natt < AUDIT_ATT ? a->natt : AUDIT_ATT, resends = a->natt - a->first;
+	char fates[AUDIT_ATT + 1];
+
+	for (uint32_t k = 0; k < n; k++) {
+		const struct attempt *e = &a->att[k];
+		/* r: the request (or what made it owe an answer) destroyed; a: every answer
+		 * destroyed; u: unanswered although owed. The first one in flight when una got
+		 * there may have been answered before: only its request is judged. */
+		fates[k] = !e->delivered || !e->owed ? 'r' : e->answered || (!k && a->first) ? 'a' : 'u';
+		if (!k && a->first)
+			t->att_first++;
+		else if (fates[k] == 'r')
+			t->att_req_lost++;
+		else if (fates[k] == 'a')
+			t->att_ans_lost++;
+	}
+	fates[n] = 0;
+	printf("    side %d gave up PSN 0x%06x after %u resends: %s (r: request lost, a: answers "
+	       "lost, u: unanswered)\n", s, a->una, resends, fates);
+	if (resends < c->side[s].qp->attr.retry_cnt || strchr(fates, 'u'))
+		soak_fail(r, __LINE__, "side %d gave up PSN 0x%06x with %u resends (%s): not "
+			  "retry_cnt %u failures in a row", s, a->una, resends, fates,
+			  c->side[s].qp->attr.retry_cnt);
+	t->audited++;
+}
+
 /* ---- the fabric: two nodes, each transmitting at its line rate ---- */
 
 static struct h_net *net_new(const struct run *r)
@@ -492,8 +785,9 @@ static struct h_net *net_new(const struct run *r)
 	assert_non_null(net->buf);
 	for (int i = 0; i < 2; i++) {
 		struct h_node *nd = &net->node[i];
-		/* UD messages are limited by the port MTU: it is the run's MTU. */
-		struct uroce_dev_cfg dcfg = {.ngids = 1, .port_mtu = r->mtu};
+		/* UD messages are limited by the port MTU: it is the run's MTU. The verbs
+		 * profile's QPs have path MTUs up to 4096, the default port MTU. */
+		struct uroce_dev_cfg dcfg = {.ngids = 1, .port_mtu = r->verbs ? 0 : r->conn[0].mtu};
 		nd->addr = h_addr(i, r->ipv6);
 		dcfg.gid[0] = nd->addr;
 		assert_int_equal(uroce_sim_add_endpoint(net->sim, &nd->addr, SIM_RING), i);
@@ -507,6 +801,110 @@ static struct h_net *net_new(const struct run *r)
 	return net;
 }
 
+/* Hands node i's engine every datagram delivered to it by now, for the audit one at a time. */
+static void recv_all(struct run *r, int i, uint64_t now)
+{
+	struct h_net *net = r->net;
+	struct h_node *nd = &net->node[i];
+	int got;
+
+	do {
+		h_batch_reset(net, H_BATCH);
+		got = uroce_io_recv(nd->io, net->pkts, H_BATCH);
+		for (int k = 0; k < got; k++) {
+			struct uroce_pkt pkt;
+			bool parsed = r->type == UROCE_QPT_RC &&
+				      uroce_pkt_dissect(&pkt, UROCE_LINK_IP, net->pkts[k].data,
+							net->pkts[k].len) == 0 &&
+				      pkt.layers & UROCE_L_BTH && pkt.op;
+			struct conn *c = parsed ? conn_of(r, i, pkt.bth.destqp) : NULL;
+			uint64_t before = uroce_dev_counters(nd->dev)->rcvd_pkts;
+			uint32_t epsn = 0;
+			bool covered = false;
+			if (c) {
+				const struct uroce_qp *qp = c->side[i].qp;
+				epsn = qp->resp.epsn;
+				if (!(pkt.op->flags & UROCE_OPF_REQ)) {
+					audit_sync(&c->side[i]);
+					covered = covers_una(qp, &pkt) && (qp->state == UROCE_QPS_RTS ||
+									   qp->state == UROCE_QPS_SQD);
+				}
+			}
+			uroce_dev_recv(nd->dev, &net->pkts[k], now);
+			if (c)
+				audit_rx(r, i, &pkt, epsn, covered,
+					 uroce_dev_counters(nd->dev)->rcvd_pkts != before);
+		}
+	} while (got == H_BATCH);
+}
+
+/* Posts side s's next work requests: all of them at once, or (the verbs profile) as long as
+ * fewer than r->window are in flight. Returns whether it posted any. */
+static bool post_sends(struct run *r, struct conn *c, int s)
+{
+	struct side *sd = &c->side[s], *peer = &c->side[1 - s];
+	struct uroce_sge sge[PIECES];
+	bool any = false;
+
+	while (sd->posted < sd->nwr && (!r->window || sd->posted - sd->done < r->window)) {
+		struct wr_plan *w = &sd->wr[sd->posted];
+		/* The last one the window allows asks for a completion, so that the window
+		 * moves on (soak_verbs.c does the same). */
+		if (r->window && sd->posted - sd->done == r->window - 1)
+			w->flags |= UROCE_SEND_SIGNALED;
+		struct uroce_send_wr wr = {.wr_id = sd->posted, .sg_list = sge, .opcode = w->op,
+					   .send_flags = w->flags, .imm_data = w->id,
+					   .num_sge = layout_sges(&sd->loc, &w->loc, sge)};
+		const struct uroce_send_wr *bad;
+		uint64_t raddr = h_va(&peer->rem.b, w->rem);
+		uint32_t rkey = uroce_mr_rkey(peer->rem.b.mr);
+		if (is_atomic(w->op)) {
+			wr.wr.atomic.remote_addr = raddr;
+			wr.wr.atomic.rkey = rkey;
+			wr.wr.atomic.compare_add =
+				w->op == UROCE_WR_ATOMIC_CMP_AND_SWP ? w->cmp : w->arg;
+			wr.wr.atomic.swap = w->arg;
+		} else if (r->type == UROCE_QPT_UD) {
+			wr.wr.ud.ah = sd->ah;
+			wr.wr.ud.remote_qpn = uroce_qp_num(peer->qp);
+			/* The high bit asks for the QP's own Q_Key (IBA 10.2.4). */
+			wr.wr.ud.remote_qkey = one_in(r, 2) ? 0x80000000u : QKEY;
+		} else if (!is_send(w->op)) {
+			wr.wr.rdma.remote_addr = raddr;
+			wr.wr.rdma.rkey = rkey;
+		}
+		assert_int_equal(uroce_post_send(sd->qp, &wr, &bad), 0);
+		sd->posted++;
+		any = true;
+	}
+	return any;
+}
+
+/* Takes node i's completions (checked at the end of the run) and posts what the window now
+ * allows. Returns whether it posted anything. */
+static bool poll_and_post(struct run *r, int i)
+{
+	struct uroce_wc wc;
+	bool posted = false;
+
+	while (uroce_cq_poll(r->net->node[i].cq, &wc, 1) == 1) {
+		struct conn *c = conn_of(r, i, wc.qp_num);
+		CHECK(c);
+		struct side *sd = &c->side[i];
+		if (wc.opcode & UROCE_WC_RECV) {
+			CHECK(sd->nrcv < sd->nrwqe);
+			sd->rcv_wc[sd->nrcv++] = wc;
+		} else {
+			CHECK(sd->nsnd < sd->nwr && wc.wr_id < sd->posted);
+			sd->snd[sd->nsnd++] = wc;
+			sd->done = (uint32_t)wc.wr_id + 1; /* in order: everything before it too */
+		}
+	}
+	for (uint32_t k = 0; k < r->nconn; k++)
+		posted |= post_sends(r, &r->conn[k], i);
+	return posted;
+}
+
 /* Receives what is due, runs the timers, and writes packets while the line is free: a
  * packet of n bytes holds it n x 8 / rate. (h_pump writes everything at once, which turns
  * sixteen 4 MiB READs into 2^18 responses in one nanosecond: more than any pool holds.) */
@@ -514,30 +912,34 @@ static void pump(struct run *r, int i, uint64_t now)
 {
 	struct h_net *net = r->net;
 	struct h_node *nd = &net->node[i];
-	struct side *sd = &r->side[i];
 
-	h_recv_all(net, i, now);
+	recv_all(r, i, now);
 	uroce_dev_on_timer(nd->dev, now);
-	sd->more = false;
-	while (sd->free_at <= now) {
+	poll_and_post(r, i);
+	r->more[i] = false;
+	while (r->free_at[i] <= now) {
 		struct uroce_txbatch tx = {.pkts = net->pkts, .max = TX_BURST};
 		h_batch_reset(net, TX_BURST);
 		size_t n = uroce_dev_write(nd->dev, &tx, now);
 		for (size_t k = 0; k < n; k++) {
 			uint64_t t = net->pkts[k].len * 8000000000ull / r->rate_bps;
 			struct uroce_pkt pkt;
-			sd->free_at = (sd->free_at > now ? sd->free_at : now) + (t ? t : 1);
+			r->free_at[i] = (r->free_at[i] > now ? r->free_at[i] : now) + (t ? t : 1);
 			/* Whatever the fabric does to it later, it leaves whole and right. */
 			CHECK(uroce_pkt_dissect(&pkt, UROCE_LINK_IP, net->pkts[k].data,
 						net->pkts[k].len) == 0 &&
 			      uroce_pkt_icrc_check(&pkt, NULL) == UROCE_CRC_OK);
+			audit_tx(r, i, &pkt);
 		}
 		assert_int_equal(uroce_io_send(nd->io, net->pkts, n), (int)n);
 		uroce_dev_publish(nd->dev); /* what was written is on the fabric */
-		if (n < TX_BURST)
+		if (n < TX_BURST) {
+			/* Completions the writes made visible may let more work in. */
+			r->more[i] = poll_and_post(r, i);
 			return;
+		}
 	}
-	sd->more = true;
+	r->more[i] = true;
 }
 
 /* Runs until nothing is pending; returns the virtual time. */
@@ -554,8 +956,8 @@ static uint64_t run_all(struct run *r)
 			uint64_t d = uroce_dev_next_deadline(r->net->node[i].dev);
 			if (d < t)
 				t = d;
-			if (r->side[i].more && r->side[i].free_at < t)
-				t = r->side[i].free_at;
+			if (r->more[i] && r->free_at[i] < t)
+				t = r->free_at[i] > now ? r->free_at[i] : now;
 		}
 		if (t == UROCE_SIM_NEVER)
 			return now;
@@ -568,72 +970,67 @@ static uint64_t run_all(struct run *r)
 
 static void create_qps(struct run *r)
 {
-	struct h_qp_opts o = {.type = r->type, .mtu = r->mtu, .timeout = r->timeout,
-			      .retry_cnt = 7, .rnr_retry = 7,
-			      .max_rd_atomic = (uint8_t)(1 + below(r, UROCE_MAX_RD_ATOMIC))};
-	uint32_t psn[2] = {(uint32_t)below(r, 1u << 24), (uint32_t)below(r, 1u << 24)};
+	struct h_qp_opts o = {.type = r->type, .timeout = r->timeout, .retry_cnt = 7,
+			      .rnr_retry = 7};
 
-	for (int i = 0; i < 2; i++) {
-		struct h_node *nd = &r->net->node[i];
-		struct uroce_qp_init_attr init = {
-			.send_cq = nd->cq, .recv_cq = nd->cq, .qp_type = r->type,
-			.cap = {.max_send_wr = r->side[i].nwr, .max_recv_wr = r->side[i].nrwqe,
-				.max_send_sge = PIECES, .max_recv_sge = PIECES,
-				.max_inline_data = INLINE_MAX}};
-		assert_int_equal(uroce_qp_create(nd->pd, &init, &r->side[i].qp), 0);
-	}
-	for (int i = 0; i < 2; i++) {
-		h_qp_rts(r->net, r->side[i].qp, i, 1 - i, uroce_qp_num(r->side[1 - i].qp), &o,
-			 psn[i], psn[1 - i]);
-		if (r->type == UROCE_QPT_UD) {
-			struct uroce_ah_attr ah = {.dgid = r->net->node[1 - i].addr, .port_num = 1,
-						   .hop_limit = 64};
-			assert_int_equal(uroce_ah_create(r->net->node[i].pd, &ah, &r->side[i].ah), 0);
+	/* The verbs profile: 16 READs and atomics in flight each way, as soak_verbs.c. */
+	if (r->verbs)
+		o.max_rd_atomic = o.max_dest_rd_atomic = 16;
+	else
+		o.max_rd_atomic = (uint8_t)(1 + below(r, UROCE_MAX_RD_ATOMIC));
+	for (uint32_t k = 0; k < r->nconn; k++) {
+		struct conn *c = &r->conn[k];
+		uint32_t psn[2] = {(uint32_t)below(r, 1u << 24), (uint32_t)below(r, 1u << 24)};
+		o.mtu = c->mtu;
+		for (int i = 0; i < 2; i++) {
+			struct h_node *nd = &r->net->node[i];
+			struct uroce_qp_init_attr init = {
+				.send_cq = nd->cq, .recv_cq = nd->cq, .qp_type = r->type,
+				.cap = {.max_send_wr = c->side[i].nwr ? c->side[i].nwr : 1,
+					.max_recv_wr = c->side[i].nrwqe ? c->side[i].nrwqe : 1,
+					.max_send_sge = PIECES, .max_recv_sge = PIECES,
+					.max_inline_data = INLINE_MAX}};
+			assert_int_equal(uroce_qp_create(nd->pd, &init, &c->side[i].qp), 0);
+		}
+		for (int i = 0; i < 2; i++) {
+			h_qp_rts(r->net, c->side[i].qp, i, 1 - i, uroce_qp_num(c->side[1 - i].qp), &o,
+				 psn[i], psn[1 - i]);
+			if (r->type == UROCE_QPT_UD) {
+				struct uroce_ah_attr ah = {.dgid = r->net->node[1 - i].addr,
+							   .port_num = 1, .hop_limit = 64};
+				assert_int_equal(uroce_ah_create(r->net->node[i].pd, &ah,
+								 &c->side[i].ah), 0);
+			}
+			if (r->type == UROCE_QPT_RC) {
+				struct audit *a = c->side[i].audit = malloc(sizeof(*a));
+				assert_non_null(a);
+				memset(a, 0, sizeof(*a));
+				memset(a->psn, 0xFF, sizeof(a->psn)); /* no PSN: they have 24 bits */
+				a->una = UINT32_MAX;
+			}
 		}
 	}
 }
 
+/* Every receive WQE, then the send work requests (all, or a window of them). */
 static void post_all(struct run *r)
 {
 	struct uroce_sge sge[PIECES];
 
-	for (int s = 0; s < 2; s++) {
-		struct side *sd = &r->side[s];
-		for (uint32_t q = 0; q < sd->nrwqe; q++) {
-			struct uroce_recv_wr wr = {.wr_id = q, .sg_list = sge,
-						   .num_sge = layout_sges(&sd->rcv, &sd->rwqe[q].l, sge)};
-			const struct uroce_recv_wr *bad;
-			assert_int_equal(uroce_post_recv(sd->qp, &wr, &bad), 0);
-		}
-	}
-	for (int s = 0; s < 2; s++) {
-		struct side *sd = &r->side[s], *peer = &r->side[1 - s];
-		for (uint32_t k = 0; k < sd->nwr; k++) {
-			const struct wr_plan *w = &sd->wr[k];
-			struct uroce_send_wr wr = {.wr_id = k, .sg_list = sge, .opcode = w->op,
-						   .send_flags = w->flags, .imm_data = w->id,
-						   .num_sge = layout_sges(&sd->loc, &w->loc, sge)};
-			const struct uroce_send_wr *bad;
-			uint64_t raddr = h_va(&peer->rem.b, w->rem);
-			uint32_t rkey = uroce_mr_rkey(peer->rem.b.mr);
-			if (is_atomic(w->op)) {
-				wr.wr.atomic.remote_addr = raddr;
-				wr.wr.atomic.rkey = rkey;
-				wr.wr.atomic.compare_add =
-					w->op == UROCE_WR_ATOMIC_CMP_AND_SWP ? w->cmp : w->arg;
-				wr.wr.atomic.swap = w->arg;
-			} else if (r->type == UROCE_QPT_UD) {
-				wr.wr.ud.ah = sd->ah;
-				wr.wr.ud.remote_qpn = uroce_qp_num(peer->qp);
-				/* The high bit asks for the QP's own Q_Key (IBA 10.2.4). */
-				wr.wr.ud.remote_qkey = one_in(r, 2) ? 0x80000000u : QKEY;
-			} else if (!is_send(w->op)) {
-				wr.wr.rdma.remote_addr = raddr;
-				wr.wr.rdma.rkey = rkey;
+	for (uint32_t k = 0; k < r->nconn; k++)
+		for (int s = 0; s < 2; s++) {
+			struct side *sd = &r->conn[k].side[s];
+			for (uint32_t q = 0; q < sd->nrwqe; q++) {
+				struct uroce_recv_wr wr = {
+					.wr_id = q, .sg_list = sge,
+					.num_sge = layout_sges(&sd->rcv, &sd->rwqe[q].l, sge)};
+				const struct uroce_recv_wr *bad;
+				assert_int_equal(uroce_post_recv(sd->qp, &wr, &bad), 0);
 			}
-			assert_int_equal(uroce_post_send(sd->qp, &wr, &bad), 0);
 		}
-	}
+	for (int s = 0; s < 2; s++)
+		for (uint32_t k = 0; k < r->nconn; k++)
+			post_sends(r, &r->conn[k], s);
 }
 
 /* ---- checking ---- */
@@ -666,9 +1063,10 @@ static void check_grh(const struct run *r, int s, const uint8_t *g)
 
 /* RC receive completions: one per WQE in order, the n-th for the peer message planned for
  * it, successful until the QP fails (then flushed). */
-static void check_recv_rc(struct run *r, int s, const struct uroce_wc *wc, uint32_t n)
+static void check_recv_rc(struct run *r, struct conn *c, int s, const struct uroce_wc *wc,
+			  uint32_t n)
 {
-	struct side *sd = &r->side[s], *peer = &r->side[1 - s];
+	struct side *sd = &c->side[s], *peer = &c->side[1 - s];
 	bool flushed = false;
 	uint32_t q = 0;
 
@@ -703,9 +1101,10 @@ static void check_recv_rc(struct run *r, int s, const struct uroce_wc *wc, uint3
 /* UC and UD receive completions: WQEs taken in order, each holding whichever message got
  * through (told by its id), byte for byte. Messages may be lost or, UC/UD having no
  * duplicate detection, delivered twice. */
-static void check_recv_unreliable(struct run *r, int s, const struct uroce_wc *wc, uint32_t n)
+static void check_recv_unreliable(struct run *r, struct conn *c, int s, const struct uroce_wc *wc,
+				  uint32_t n)
 {
-	struct side *sd = &r->side[s], *peer = &r->side[1 - s];
+	struct side *sd = &c->side[s], *peer = &c->side[1 - s];
 	bool ud = r->type == UROCE_QPT_UD;
 	uint64_t next = 0;
 	static uint8_t got[UC_SEND_MAX + UROCE_UD_GRH_LEN + 64];
@@ -760,9 +1159,9 @@ static void check_recv_unreliable(struct run *r, int s, const struct uroce_wc *w
 }
 
 /* What a work request of side s did once it completed (ok) or could not be sure of. */
-static void wr_effects(struct run *r, int s, struct wr_plan *w, bool ok)
+static void wr_effects(struct run *r, struct conn *c, int s, struct wr_plan *w, bool ok)
 {
-	struct side *sd = &r->side[s], *peer = &r->side[1 - s];
+	struct side *sd = &c->side[s], *peer = &c->side[1 - s];
 
 	sd->ok += ok;
 	if (is_send(w->op)) {
@@ -798,37 +1197,38 @@ static void wr_effects(struct run *r, int s, struct wr_plan *w, bool ok)
 		accept_range(&peer->rem, w->rem, w->len);
 		return;
 	}
-	const uint8_t *c = content(w);
+	const uint8_t *data = content(w);
 	if (r->type == UROCE_QPT_RC || w->delivered) {
-		memcpy(peer->rem.img + w->rem, c, w->len);
+		memcpy(peer->rem.img + w->rem, data, w->len);
 		return;
 	}
-	for (uint32_t off = 0; off < w->len; off += r->mtu_bytes) {
-		uint32_t n = w->len - off < r->mtu_bytes ? w->len - off : r->mtu_bytes;
-		if (!memcmp(peer->rem.b.p + w->rem + off, c + off, n))
-			memcpy(peer->rem.img + w->rem + off, c + off, n);
+	for (uint32_t off = 0; off < w->len; off += c->mtu_bytes) {
+		uint32_t n = w->len - off < c->mtu_bytes ? w->len - off : c->mtu_bytes;
+		if (!memcmp(peer->rem.b.p + w->rem + off, data + off, n))
+			memcpy(peer->rem.img + w->rem + off, data + off, n);
 	}
 }
 
 /* Send completions: in posting order, the unsignaled ones silent; all successful, except
  * that RC under loss may end in RETRY_EXC_ERR (retry_cnt 7 spent without progress, the
  * specified outcome) followed by flushes. */
-static void check_sends(struct run *r, int s, const struct uroce_wc *wc, uint32_t n)
+static void check_sends(struct run *r, struct conn *c, int s, const struct uroce_wc *wc,
+			uint32_t n)
 {
-	struct side *sd = &r->side[s];
+	struct side *sd = &c->side[s];
 	uint32_t k = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
 		while (!sd->failed && k < sd->nwr && !(sd->wr[k].flags & UROCE_SEND_SIGNALED) &&
 		       wc[i].wr_id != k)
-			wr_effects(r, s, &sd->wr[k++], true);
+			wr_effects(r, c, s, &sd->wr[k++], true);
 		CHECK(k < sd->nwr && wc[i].wr_id == k);
 		struct wr_plan *w = &sd->wr[k++];
 		CHECK(wc[i].opcode == wc_of[w->op]);
 		if (wc[i].status == UROCE_WC_SUCCESS) {
 			CHECK(!sd->failed);
 			CHECK(w->op != UROCE_WR_RDMA_READ || wc[i].byte_len == w->len);
-			wr_effects(r, s, w, true);
+			wr_effects(r, c, s, w, true);
 			continue;
 		}
 		if (!sd->failed)
@@ -837,57 +1237,47 @@ static void check_sends(struct run *r, int s, const struct uroce_wc *wc, uint32_
 		else
 			CHECK(wc[i].status == UROCE_WC_WR_FLUSH_ERR);
 		sd->failed = true;
-		wr_effects(r, s, w, false);
+		wr_effects(r, c, s, w, false);
 	}
 	while (!sd->failed && k < sd->nwr && !(sd->wr[k].flags & UROCE_SEND_SIGNALED))
-		wr_effects(r, s, &sd->wr[k++], true);
+		wr_effects(r, c, s, &sd->wr[k++], true);
 	CHECK(k == sd->nwr);
-}
-
-/* Takes every completion of node s: its sends, then its receives. */
-static uint32_t poll_all(struct run *r, int s, struct uroce_wc *snd, struct uroce_wc *rcv,
-			 uint32_t *nrcv)
-{
-	struct uroce_wc wc;
-	uint32_t n = 0;
-
-	*nrcv = 0;
-	while (uroce_cq_poll(r->net->node[s].cq, &wc, 1) == 1) {
-		if (wc.opcode & UROCE_WC_RECV) {
-			CHECK(*nrcv < r->side[s].nrwqe);
-			rcv[(*nrcv)++] = wc;
-		} else {
-			CHECK(n < r->side[s].nwr);
-			snd[n++] = wc;
-		}
-	}
-	return n;
 }
 
 static void tally(struct run *r, struct totals *t, uint64_t vtime)
 {
+	bool failed = false;
+	uint32_t nwr[2] = {0, 0};
+
 	t->runs++;
 	t->runs_by_type[r->type - UROCE_QPT_RC]++;
 	t->vtime_ns += vtime;
 	t->seed_min = t->runs == 1 || r->seed < t->seed_min ? r->seed : t->seed_min;
 	t->seed_max = r->seed > t->seed_max ? r->seed : t->seed_max;
-	for (int s = 0; s < 2; s++) {
-		const struct side *sd = &r->side[s];
-		const union uroce_counters *c = uroce_dev_counters(r->net->node[s].dev);
-		const union uroce_sim_counters *l = uroce_sim_link_counters(r->net->sim, s);
-		t->wrs += sd->nwr;
-		t->wrs_ok += sd->ok;
-		for (uint32_t k = 0; k < sd->nwr; k++) {
-			const struct wr_plan *w = &sd->wr[k];
-			t->wrs_by_op[w->op]++;
-			t->bytes += w->len;
-			t->largest = w->len > t->largest ? w->len : t->largest;
-			if (r->type != UROCE_QPT_RC && takes_rwqe(w->op)) {
-				t->ucud_msgs++;
-				t->ucud_delivered += w->delivered > 0;
-				t->ucud_twice += w->delivered > 1;
+	for (uint32_t k = 0; k < r->nconn; k++)
+		for (int s = 0; s < 2; s++) {
+			const struct side *sd = &r->conn[k].side[s];
+			nwr[s] += sd->nwr;
+			failed |= sd->failed;
+			for (int n = 0; sd->audit && n < 8; n++)
+				t->resent[n] += sd->audit->resent[n];
+			t->wrs += sd->nwr;
+			t->wrs_ok += sd->ok;
+			for (uint32_t q = 0; q < sd->nwr; q++) {
+				const struct wr_plan *w = &sd->wr[q];
+				t->wrs_by_op[w->op]++;
+				t->bytes += w->len;
+				t->largest = w->len > t->largest ? w->len : t->largest;
+				if (r->type != UROCE_QPT_RC && takes_rwqe(w->op)) {
+					t->ucud_msgs++;
+					t->ucud_delivered += w->delivered > 0;
+					t->ucud_twice += w->delivered > 1;
+				}
 			}
 		}
+	for (int s = 0; s < 2; s++) {
+		const union uroce_counters *c = uroce_dev_counters(r->net->node[s].dev);
+		const union uroce_sim_counters *l = uroce_sim_link_counters(r->net->sim, s);
 		t->pkts += c->sent_pkts;
 		t->retrans += c->retransmitted_pkts;
 		t->retries += c->completer_retry_err;
@@ -900,22 +1290,23 @@ static void tally(struct run *r, struct totals *t, uint64_t vtime)
 		/* The fabric itself never ran out of room: losses are the impairments'. */
 		CHECK(!l->drop_pool && !l->drop_ring && !l->drop_queue);
 		/* Every packet it corrupted was caught: by the ICRC, or before it when the flip
-		 * made a length or the opcode impossible. */
+		 * made a length or the opcode impossible, or broke the pad rules (a flipped
+		 * PadCnt: docs/engine.md "Pad and length rules"). */
 		const union uroce_counters *to = uroce_dev_counters(r->net->node[1 - s].dev);
-		CHECK(to->drop_bad_icrc + to->drop_malformed >= l->corrupted);
+		CHECK(to->drop_bad_icrc + to->drop_malformed + to->drop_bad_pad >= l->corrupted);
 	}
-	t->retry_exc_runs += r->side[0].failed || r->side[1].failed;
+	t->retry_exc_runs += failed;
 	/* One line per run: a soak's log says what each seed did. */
 	const union uroce_counters *c0 = uroce_dev_counters(r->net->node[0].dev),
 				   *c1 = uroce_dev_counters(r->net->node[1].dev);
 	const union uroce_sim_counters *l0 = uroce_sim_link_counters(r->net->sim, 0),
 				       *l1 = uroce_sim_link_counters(r->net->sim, 1);
-	printf("run 0x%016" PRIx64 " %s MTU %4u %s %3u Gbit/s timeout %2u: %3u+%3u WRs, "
+	printf("run 0x%016" PRIx64 " %s MTU %4u%s %s %3u Gbit/s timeout %2u: %3u+%3u WRs, "
 	       "packets %7" PRIu64 " (%7" PRIu64 " resent)%s\n",
-	       r->seed, type_name(r->type), r->mtu_bytes, r->ipv6 ? "v6" : "v4",
-	       (unsigned)(r->rate_bps / 1000000000u), r->timeout, r->side[0].nwr, r->side[1].nwr,
-	       c0->sent_pkts + c1->sent_pkts, c0->retransmitted_pkts + c1->retransmitted_pkts,
-	       r->side[0].failed || r->side[1].failed ? ", RETRY_EXC_ERR" : "");
+	       r->seed, type_name(r->type), r->conn[0].mtu_bytes, r->nconn > 1 ? "+" : "",
+	       r->ipv6 ? "v6" : "v4", (unsigned)(r->rate_bps / 1000000000u), r->timeout, nwr[0],
+	       nwr[1], c0->sent_pkts + c1->sent_pkts,
+	       c0->retransmitted_pkts + c1->retransmitted_pkts, failed ? ", RETRY_EXC_ERR" : "");
 	if (getenv("UROCE_SOAK_VERBOSE"))
 		for (int s = 0; s < 2; s++)
 			for (enum uroce_counter c = 0; c < UROCE_NCOUNTERS; c++)
@@ -934,15 +1325,16 @@ static void tally(struct run *r, struct totals *t, uint64_t vtime)
 	}
 }
 
-static void soak_run(uint64_t seed, struct totals *tot)
+/* The default profile: one QP pair of a random type, MTU, line rate, timeout and
+ * impairments. */
+static void draw_default(struct run *r)
 {
-	struct run run = {.seed = seed, .rng = seed}, *r = &run;
 	static const uint64_t rates[] = {10000000000ull, 25000000000ull, 100000000000ull};
 	uint64_t pick = below(r, 20);
 
 	r->type = pick < 14 ? UROCE_QPT_RC : pick < 17 ? UROCE_QPT_UC : UROCE_QPT_UD;
-	r->mtu = (enum uroce_mtu)(UROCE_MTU_256 + below(r, 5));
-	r->mtu_bytes = 128u << r->mtu; /* 256 << (code - 1) */
+	r->nconn = 1;
+	r->conn[0].mtu = (enum uroce_mtu)(UROCE_MTU_256 + below(r, 5));
 	r->ipv6 = one_in(r, 4);
 	r->rate_bps = rates[below(r, 3)];
 	/* Above the longest round trip (2 x (10 + 10 + 21) us, plus a 4 KiB packet at 10
@@ -950,59 +1342,104 @@ static void soak_run(uint64_t seed, struct totals *tot)
 	r->timeout = (uint8_t)(6 + below(r, 7));
 	link_new(r, &r->link[0]);
 	link_new(r, &r->link[1]);
-	r->net = net_new(r);
-	plan_wrs(r, 0);
-	plan_wrs(r, 1);
+}
+
+/* The verbs profile: 4 RC QP pairs as soak_verbs.c connects them, a window of 8 requests
+ * each, at 10 Gbit/s, both directions impaired by g_impair, a latency up to 10 us. */
+static void draw_verbs(struct run *r)
+{
+	static const enum uroce_mtu mtus[] = {UROCE_MTU_2048, UROCE_MTU_256, UROCE_MTU_4096,
+					      UROCE_MTU_512};
+	char msg[160];
+
+	r->type = UROCE_QPT_RC;
+	r->nconn = sizeof(mtus) / sizeof(mtus[0]);
+	for (uint32_t k = 0; k < r->nconn; k++)
+		r->conn[k].mtu = mtus[k];
+	r->window = V_WINDOW;
+	r->rate_bps = 10000000000ull;
+	r->timeout = V_TIMEOUT;
 	for (int s = 0; s < 2; s++) {
-		plan_rwqes(r, s);
-		buf_alloc(r, s, &r->side[s].loc);
-		buf_alloc(r, s, &r->side[s].rem);
-		buf_alloc(r, s, &r->side[s].rcv);
+		struct uroce_sim_link_cfg *l = &r->link[s];
+		memset(l, 0, sizeof(*l));
+		if (uroce_impair_parse(g_impair, &l->impair, msg, sizeof(msg)))
+			fail_msg("UROCE_SOAK_IMPAIR: %s", msg);
+		l->impair.seed = rnd(r);
+		l->latency_ns = below(r, 10001);
+		r->lossy |= l->impair.loss > 0 || l->impair.burst_p > 0 || l->impair.corrupt > 0;
 	}
-	fill_buffers(r, 0);
-	fill_buffers(r, 1);
+}
+
+static void soak_run(uint64_t seed, bool verbs, struct totals *tot)
+{
+	struct run run = {.seed = seed, .rng = seed, .verbs = verbs}, *r = &run;
+
+	if (verbs)
+		draw_verbs(r);
+	else
+		draw_default(r);
+	for (uint32_t k = 0; k < r->nconn; k++)
+		r->conn[k].mtu_bytes = 128u << r->conn[k].mtu; /* 256 << (code - 1) */
+	r->net = net_new(r);
+	for (uint32_t k = 0; k < r->nconn; k++) {
+		struct conn *c = &r->conn[k];
+		plan_wrs(r, c, 0);
+		plan_wrs(r, c, 1);
+		for (int s = 0; s < 2; s++) {
+			struct side *sd = &c->side[s];
+			plan_rwqes(r, c, s);
+			buf_alloc(r, s, &sd->loc);
+			buf_alloc(r, s, &sd->rem);
+			buf_alloc(r, s, &sd->rcv);
+			sd->snd = malloc((sd->nwr + 1) * sizeof(*sd->snd));
+			sd->rcv_wc = malloc((sd->nrwqe + 1) * sizeof(*sd->rcv_wc));
+			assert_true(sd->snd && sd->rcv_wc);
+		}
+		fill_buffers(c, 0);
+		fill_buffers(c, 1);
+	}
 	create_qps(r);
 	post_all(r);
 	uint64_t vtime = run_all(r);
 
-	struct uroce_wc *snd[2], *rcv[2];
-	uint32_t nsnd[2], nrcv[2];
-	for (int s = 0; s < 2; s++) {
-		snd[s] = malloc(r->side[s].nwr * sizeof(**snd));
-		rcv[s] = malloc((r->side[s].nrwqe + 1) * sizeof(**rcv));
-		assert_true(snd[s] && rcv[s]);
-		nsnd[s] = poll_all(r, s, snd[s], rcv[s], &nrcv[s]);
-	}
-	/* A failed send (RETRY_EXC_ERR) explains WQEs the peer never used: know it first. */
-	for (int s = 0; s < 2; s++)
-		for (uint32_t i = 0; i < nsnd[s]; i++)
-			r->side[s].failed |= snd[s][i].status != UROCE_WC_SUCCESS;
-	for (int s = 0; s < 2; s++) {
-		if (r->type == UROCE_QPT_RC)
-			check_recv_rc(r, s, rcv[s], nrcv[s]);
-		else
-			check_recv_unreliable(r, s, rcv[s], nrcv[s]);
-	}
-	for (int s = 0; s < 2; s++) {
-		r->side[s].failed = false;
-		check_sends(r, s, snd[s], nsnd[s]);
-	}
-	for (int s = 0; s < 2; s++) {
-		tot->compared += buf_check(r, &r->side[s].loc, "loc", s);
-		tot->compared += buf_check(r, &r->side[s].rem, "rem", s);
-		tot->compared += buf_check(r, &r->side[s].rcv, "rcv", s);
+	for (uint32_t k = 0; k < r->nconn; k++) {
+		struct conn *c = &r->conn[k];
+		/* A failed send (RETRY_EXC_ERR) explains WQEs the peer never used: know it
+		 * first. */
+		for (int s = 0; s < 2; s++)
+			for (uint32_t i = 0; i < c->side[s].nsnd; i++)
+				c->side[s].failed |= c->side[s].snd[i].status != UROCE_WC_SUCCESS;
+		for (int s = 0; s < 2; s++) {
+			if (r->type == UROCE_QPT_RC)
+				check_recv_rc(r, c, s, c->side[s].rcv_wc, c->side[s].nrcv);
+			else
+				check_recv_unreliable(r, c, s, c->side[s].rcv_wc, c->side[s].nrcv);
+		}
+		for (int s = 0; s < 2; s++) {
+			c->side[s].failed = false;
+			check_sends(r, c, s, c->side[s].snd, c->side[s].nsnd);
+			if (c->side[s].failed && r->type == UROCE_QPT_RC)
+				audit_verdict(r, c, s, tot);
+		}
+		for (int s = 0; s < 2; s++) {
+			tot->compared += buf_check(r, &c->side[s].loc, "loc", s);
+			tot->compared += buf_check(r, &c->side[s].rem, "rem", s);
+			tot->compared += buf_check(r, &c->side[s].rcv, "rcv", s);
+		}
 	}
 	tally(r, tot, vtime);
-	for (int s = 0; s < 2; s++) {
-		struct side *sd = &r->side[s];
-		free(snd[s]);
-		free(rcv[s]);
-		buf_free(&sd->loc);
-		buf_free(&sd->rem);
-		buf_free(&sd->rcv);
-		free(sd->wr);
-		free(sd->rwqe);
-	}
+	for (uint32_t k = 0; k < r->nconn; k++)
+		for (int s = 0; s < 2; s++) {
+			struct side *sd = &r->conn[k].side[s];
+			free(sd->snd);
+			free(sd->rcv_wc);
+			free(sd->audit);
+			buf_free(&sd->loc);
+			buf_free(&sd->rem);
+			buf_free(&sd->rcv);
+			free(sd->wr);
+			free(sd->rwqe);
+		}
 	h_net_free(r->net);
 }
 
@@ -1019,11 +1456,14 @@ static double since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-static void report(const struct totals *t, uint64_t master, double wall)
+static void report(const struct totals *t, uint64_t master, bool verbs, double wall)
 {
-	printf("engine soak: %" PRIu64 " work requests in %" PRIu64 " runs (RC %" PRIu64
+	printf("engine soak%s: %" PRIu64 " work requests in %" PRIu64 " runs (RC %" PRIu64
 	       ", UC %" PRIu64 ", UD %" PRIu64 "), master seed %" PRIu64 "\n",
-	       t->wrs, t->runs, t->runs_by_type[0], t->runs_by_type[1], t->runs_by_type[2], master);
+	       verbs ? " (verbs profile)" : "", t->wrs, t->runs, t->runs_by_type[0],
+	       t->runs_by_type[1], t->runs_by_type[2], master);
+	if (verbs)
+		printf("  impairments each way: %s\n", g_impair);
 	printf("  by opcode:");
 	for (int op = 0; op < UROCE_WR_OPCODE_MAX; op++)
 		if (t->wrs_by_op[op])
@@ -1043,6 +1483,16 @@ static void report(const struct totals *t, uint64_t master, double wall)
 	       t->lost, t->burst, t->corrupted, t->duplicated, t->reordered);
 	printf("  RC runs ended by RETRY_EXC_ERR (retry_cnt 7 spent under loss): %" PRIu64 "\n",
 	       t->retry_exc_runs);
+	if (t->resent[1])
+		printf("  PSNs acknowledged after 1, 2, 3, 4, 5, 6, 7 resends of them: %" PRIu64
+		       ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64
+		       "; given up after 7: %" PRIu64 "\n", t->resent[1], t->resent[2], t->resent[3],
+		       t->resent[4], t->resent[5], t->resent[6], t->resent[7], t->audited);
+	if (t->audited)
+		printf("  retry audit: %" PRIu64 " PSNs given up, each after retry_cnt resends that all "
+		       "failed: %" PRIu64 " with the request lost, %" PRIu64 " with every answer "
+		       "lost (and %" PRIu64 " in flight when una got there)\n",
+		       t->audited, t->att_req_lost, t->att_ans_lost, t->att_first);
 	printf("  UC/UD messages: %" PRIu64 ", delivered %" PRIu64 ", delivered twice %" PRIu64
 	       "\n", t->ucud_msgs, t->ucud_delivered, t->ucud_twice);
 	printf("  run seeds 0x%016" PRIx64 "..0x%016" PRIx64 "\n", t->seed_min, t->seed_max);
@@ -1053,10 +1503,16 @@ static void test_soak_random(void **state)
 {
 	uint64_t master = env_u64("UROCE_SOAK_SEED", 1), target = env_u64("UROCE_SOAK_WRS", 10000);
 	uint64_t one = env_u64("UROCE_SOAK_RUN", 0), seeds = master;
+	const char *profile = getenv("UROCE_SOAK_PROFILE");
+	bool verbs = profile && !strcmp(profile, "verbs");
 	struct totals tot = {0};
 	struct timespec t0;
 	(void)state;
 
+	if (profile && *profile && !verbs)
+		fail_msg("UROCE_SOAK_PROFILE: \"verbs\" or nothing");
+	if (getenv("UROCE_SOAK_IMPAIR") && *getenv("UROCE_SOAK_IMPAIR"))
+		g_impair = getenv("UROCE_SOAK_IMPAIR");
 	g_pat = malloc(PAT_LEN);
 	g_scratch = malloc(MAX_MSG + 64);
 	assert_true(g_pat && g_scratch);
@@ -1066,11 +1522,11 @@ static void test_soak_random(void **state)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (one)
-		soak_run(one, &tot);
+		soak_run(one, verbs, &tot);
 	else
 		while (tot.wrs < target)
-			soak_run(uroce_splitmix64(&seeds), &tot);
-	report(&tot, master, since(&t0));
+			soak_run(uroce_splitmix64(&seeds), verbs, &tot);
+	report(&tot, master, verbs, since(&t0));
 	free(g_pat);
 	free(g_scratch);
 }

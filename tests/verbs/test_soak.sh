@@ -27,10 +27,11 @@
 #                        (loss=0.01,corrupt=0.01,dup=0.02,reorder=0.02)
 # Why not more: with retry_cnt 7 a request fails with RETRY_EXC_ERR (the specified outcome)
 # when its resend, or the first answer to it, is destroyed eight times in a row. At 2 % loss
-# and 2 % corruption a resend fails about 1 time in 20 (READs resumed mid-message about 1 in
-# 13), a five-minute run has about 10^5 resend episodes, and one such run did end in
-# RETRY_EXC_ERR (docs/performance.md "Verbs soak"); at 1 % and 1 % a resend fails about 1
-# time in 40, and eight in a row are practically impossible (about 10^-5 per run).
+# and 2 % corruption a resend fails 1 time in 15 to 20, a five-minute run resends some
+# 5 x 10^5 PSNs, and about one such run in 300 to 500 ends in RETRY_EXC_ERR (measured on the
+# simulated fabric: UROCE_SOAK_PROFILE=verbs of the engine soak; one run here did, on a
+# loaded VM: docs/performance.md "Verbs soak"); at 1 % and 1 % a resend fails at most 1 time
+# in 25, and eight in a row are some 200 times rarer still.
 #   UROCE_VSOAK_BACKENDS which backends (udp xdp)
 #   UROCE_VSOAK_ARGS     more client options (soak_verbs --help), e.g. "--qps 8 --depth 16"
 #   UROCE_VSOAK_CAPTURE  0: no capture (1, the default, where the tools are at hand)
