@@ -52,7 +52,7 @@ static enum start wqe_start(struct uroce_qp *qp, struct swqe *w)
 	if (wi->flags & WRF_LOCAL) {
 		/* A local invalidate runs once every earlier WQE has completed, so that a resend
 		 * never reads a region it has invalidated. */
-		if (qp->sq.cur != qp->sq.tail)
+		if (qp->sq.cur != sq_tail(&qp->sq))
 			return START_WAIT;
 		if (mr_invalidate(qp->dev, qp->pd, w->wr.invalidate_rkey))
 			pass_local(qp, w, SWQE_FAILED, UROCE_WC_LOC_PROT_ERR);
@@ -193,20 +193,21 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 {
 	struct req_state *rq = &qp->req;
 	struct sq *sq = &qp->sq;
+	enum uroce_qp_state state = qp_state(qp);
 	struct swqe *w;
 	uint32_t next;
 
-	if ((qp->state != UROCE_QPS_RTS && qp->state != UROCE_QPS_SQD) || sq->cur == sq->head ||
+	if ((state != UROCE_QPS_RTS && state != UROCE_QPS_SQD) || sq->cur == sq_head(sq) ||
 	    rq->rnr_deadline != UROCE_NEVER)
 		return false;
 	/* After a local error nothing more is started: the QP leaves RTS once the failed WQE
 	 * completes. */
-	if (sq->cur != sq->tail && sq_at(sq, sq->cur - 1)->state == SWQE_FAILED)
+	if (sq->cur != sq_tail(sq) && sq_at(sq, sq->cur - 1)->state == SWQE_FAILED)
 		return false;
 	w = sq_at(sq, sq->cur);
 	if (w->state == SWQE_POSTED) {
 		/* SQD: messages in progress finish, no new one starts (IBA 10.3.1). */
-		if (qp->state == UROCE_QPS_SQD)
+		if (state == UROCE_QPS_SQD)
 			return false;
 		switch (wqe_start(qp, w)) {
 		case START_WAIT:
