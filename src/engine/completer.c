@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "completer.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "cq.h"
@@ -15,6 +16,9 @@ void comp_wqe(struct uroce_qp *qp, enum uroce_wc_status status)
 	struct swqe *w = sq_at(sq, tail);
 	const struct wr_info *wi = wr_info(w->wr.opcode);
 
+	assert(tail != sq_head(sq)); /* a WQE to complete */
+	assert(wi);                  /* its opcode was checked when it was posted */
+
 	/* IBA 10.8.3.1: an unsignaled WQE completes silently unless it failed. */
 	if (status != UROCE_WC_SUCCESS || qp->sq_sig_all || w->wr.send_flags & UROCE_SEND_SIGNALED) {
 		struct uroce_wc wc = {.wr_id = w->wr.wr_id, .status = status, .opcode = wi->wc,
@@ -23,10 +27,12 @@ void comp_wqe(struct uroce_qp *qp, enum uroce_wc_status status)
 	}
 	/* rd_atomic counts the READ/atomic WQEs the requester has passed and that have not
 	 * completed. */
-	if (sq->cur == tail)
+	if (sq->cur == tail) {
 		sq->cur++;
-	else if (wi->flags & WRF_RD_ATOMIC)
+	} else if (wi->flags & WRF_RD_ATOMIC) {
+		assert(qp->req.rd_atomic > 0);
 		qp->req.rd_atomic--;
+	}
 	atomic_store_explicit(&sq->tail, tail + 1, memory_order_release); /* see sq_tail */
 	sched_add(qp);
 }
@@ -44,6 +50,7 @@ void comp_advance(struct uroce_qp *qp)
 {
 	struct sq *sq = &qp->sq;
 
+	assert(sq->cur - sq_tail(sq) <= sq_head(sq) - sq_tail(sq));
 	while (sq_tail(sq) != sq->cur) {
 		struct swqe *w = sq_at(sq, sq_tail(sq));
 		if (w->state == SWQE_FAILED) {
@@ -72,6 +79,7 @@ static void progress(struct uroce_qp *qp, uint32_t una, uint64_t now)
 	/* Packets the responder has acknowledged are not sent again. */
 	if (uroce_psn_lt(rq->psn, una))
 		rq->psn = una;
+	assert(req_psns_ok(rq)); /* una comes from a PSN below psn_max (comp_rx) */
 	sched_add(qp);
 }
 
@@ -287,6 +295,7 @@ static void on_read_resp(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint6
 		return;
 	}
 	uint32_t k = w->resp_pkts;
+	assert(k < w->npkts); /* psn == expected lies inside the WQE (tail_for) */
 	uint64_t off = (uint64_t)k * qp->mtu;
 	uint64_t want = w->len - off < qp->mtu ? w->len - off : qp->mtu;
 	/* The opcode must sit where packet k of the response sits: FIRST/ONLY at the start,
@@ -365,6 +374,8 @@ void comp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint64_t now)
 		eng_count(qp->dev, qp, UROCE_CNT_drop_ghost_response);
 		return;
 	}
+	/* recv.c sends only response opcodes here: a kind without a handler is a table bug. */
+	assert(pkt->op->kind < sizeof(handlers) / sizeof(handlers[0]) && handlers[pkt->op->kind]);
 	handlers[pkt->op->kind](qp, pkt, now);
 	if (qp_state(qp) != UROCE_QPS_ERR)
 		comp_advance(qp);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "cq.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "common/error.h"
@@ -58,6 +59,7 @@ void cq_push(struct uroce_cq *cq, const struct uroce_wc *wc)
 	/* Acquire: the consumer has read the slots it gave back before they are written. */
 	uint32_t used = cq->staged - atomic_load_explicit(&cq->head, memory_order_acquire);
 
+	assert(used <= cq->depth);
 	if (used == cq->depth) {
 		/* IBA 11.6.3: a CQ overrun is an affiliated asynchronous error of the CQ. The
 		 * completion cannot be stored anywhere: it is lost, and the CQ stays in error.
@@ -100,6 +102,7 @@ bool cq_publish(struct uroce_cq *cq)
 {
 	uint32_t tail = atomic_load_explicit(&cq->tail, memory_order_relaxed); /* the engine's */
 
+	assert(cq->staged - tail <= cq->depth);
 	while (tail != cq->staged) {
 		const struct uroce_wc *wc = &cq->ring[tail & (cq->size - 1)];
 		if (wc->qp && owes_up_to(wc->qp, cq->due[tail & (cq->size - 1)]))
@@ -125,6 +128,7 @@ int uroce_cq_poll(struct uroce_cq *cq, struct uroce_wc *wc, int n)
 	uint32_t tail = atomic_load_explicit(&cq->tail, memory_order_acquire);  /* cq_publish */
 	int i;
 
+	assert(tail - head <= cq->depth);
 	for (i = 0; i < n && head != tail; i++, head++)
 		wc[i] = cq->ring[head & (cq->size - 1)];
 	/* Release: the slots are read before the producer may reuse them. Nothing taken,

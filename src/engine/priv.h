@@ -147,6 +147,13 @@ struct req_state {
 	uint64_t rnr_deadline;     /* end of an RNR wait, UROCE_NEVER when not waiting */
 };
 
+/* The requester's PSNs in order: una <= psn <= psn_max, within the window that PSN
+ * comparisons can tell apart (IBA 9.7.1). */
+static inline bool req_psns_ok(const struct req_state *rq)
+{
+	return uroce_psn_le(rq->una, rq->psn) && uroce_psn_le(rq->psn, rq->psn_max);
+}
+
 /* A responder resource (IBA 9.7.5.1.3 "responder resources"): a READ or atomic request kept
  * for replay so that a duplicate is answered without executing it again. */
 enum res_kind { RES_NONE, RES_READ, RES_ATOMIC };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "qp.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -484,6 +485,7 @@ static void flush_rq(struct uroce_qp *qp)
 	uint32_t head = atomic_load_explicit(&rq->head, memory_order_seq_cst);
 	uint32_t tail = atomic_load_explicit(&rq->tail, memory_order_relaxed);
 
+	assert(head - tail <= rq->max_wr);
 	for (; tail != head; tail++)
 		flush_recv(qp, rq->wqe[tail & (rq->size - 1)].wr_id);
 	/* Release: the slots are read before a poster may reuse them (rq_post's acquire). */
@@ -588,6 +590,7 @@ int uroce_post_send(struct uroce_qp *qp, const struct uroce_send_wr *wr,
 		/* Acquire on tail: the engine has read the slots it gave back (sq_tail). */
 		uint32_t used = head - atomic_load_explicit(&sq->tail, memory_order_acquire);
 
+		assert(used <= qp->cap.max_send_wr);
 		if (qp_state(qp) < UROCE_QPS_RTS)
 			err = UROCE_EINVAL;
 		else if ((err = send_wr_ok(qp, wr, &len)) == 0 && used == qp->cap.max_send_wr)

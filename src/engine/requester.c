@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "requester.h"
 
+#include <assert.h>
+
 #include "completer.h"
 #include "mr.h"
 #include "wr.h"
@@ -200,6 +202,8 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 	if ((state != UROCE_QPS_RTS && state != UROCE_QPS_SQD) || sq->cur == sq_head(sq) ||
 	    rq->rnr_deadline != UROCE_NEVER)
 		return false;
+	/* The WQEs between tail and cur have been started, and cur is behind head. */
+	assert(sq->cur - sq_tail(sq) < sq_head(sq) - sq_tail(sq));
 	/* After a local error nothing more is started: the QP leaves RTS once the failed WQE
 	 * completes. */
 	if (sq->cur != sq_tail(sq) && sq_at(sq, sq->cur - 1)->state == SWQE_FAILED)
@@ -218,12 +222,17 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 			break;
 		}
 	}
+	/* cur is a WQE being sent: a posted one was started just above, and one passed without
+	 * packets (done, failed) is never sent; a retry that comes back to it passes it again. */
+	assert(w->state == SWQE_ACTIVE);
+	assert(req_psns_ok(rq));
 	/* RC window: at most max_unacked_pkts PSNs outstanding. */
 	if (qp->type == UROCE_QPT_RC &&
 	    (uint32_t)uroce_psn_diff(rq->psn, rq->una) >= qp->dev->cfg.max_unacked_pkts)
 		return false;
 
 	uint32_t k = (uint32_t)uroce_psn_diff(rq->psn, w->first_psn);
+	assert(k < w->npkts); /* rq->psn is one of the WQE's */
 	struct xmit_pkt p = {
 		.av = type_is_datagram(qp->type) ? &w->av : &qp->attr.ah_attr,
 		.destqp = type_is_datagram(qp->type) ? w->wr.wr.ud.remote_qpn : qp->attr.dest_qp_num,
@@ -257,5 +266,6 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 		rq->una = rq->psn_max;
 		comp_advance(qp);
 	}
+	assert(req_psns_ok(rq));
 	return true;
 }

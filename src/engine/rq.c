@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "rq.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,7 @@ int rq_post(struct rq *rq, const struct uroce_recv_wr *wr, const struct uroce_re
 	for (; wr; wr = wr->next) {
 		uint32_t used = head - atomic_load_explicit(&rq->tail, memory_order_acquire);
 
+		assert(used <= rq->max_wr);
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge ||
 		    (wr->num_sge && !wr->sg_list)) {
 			err = UROCE_EINVAL;
@@ -79,6 +81,7 @@ bool rq_take(struct rq *rq, struct rwqe *out)
 	uint32_t tail = atomic_load_explicit(&rq->tail, memory_order_relaxed);
 	uint32_t head = atomic_load_explicit(&rq->head, memory_order_acquire);
 
+	assert(head - tail <= rq->max_wr);
 	if (head == tail)
 		return false;
 	const struct rwqe *w = &rq->wqe[tail & (rq->size - 1)];
