@@ -900,9 +900,10 @@ static void tally(struct run *r, struct totals *t, uint64_t vtime)
 		/* The fabric itself never ran out of room: losses are the impairments'. */
 		CHECK(!l->drop_pool && !l->drop_ring && !l->drop_queue);
 		/* Every packet it corrupted was caught: by the ICRC, or before it when the flip
-		 * made a length or the opcode impossible. */
+		 * made a length, the opcode or the pad impossible (recv.c checks the pad rules
+		 * before the ICRC). */
 		const union uroce_counters *to = uroce_dev_counters(r->net->node[1 - s].dev);
-		CHECK(to->drop_bad_icrc + to->drop_malformed >= l->corrupted);
+		CHECK(to->drop_bad_icrc + to->drop_malformed + to->drop_bad_pad >= l->corrupted);
 	}
 	t->retry_exc_runs += r->side[0].failed || r->side[1].failed;
 	/* One line per run: a soak's log says what each seed did. */
