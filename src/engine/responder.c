@@ -248,7 +248,7 @@ static void rc_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 			resp_fail(qp, psn, UROCE_NAK_REMOTE_ACCESS, UROCE_WC_REM_ACCESS_ERR);
 			return;
 		}
-		memcpy(dst, payload(pkt), len);
+		dma_write(dst, payload(pkt), len);
 	}
 	eng_count(qp->dev, qp, UROCE_CNT_rdma_recvs);
 	if (flags & UROCE_OPF_LAST) {
@@ -350,7 +350,7 @@ static void rc_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		val = orig == ae->cmp ? ae->swap : orig;
 	else
 		val = orig + ae->swap;
-	memcpy(p, &val, sizeof(val));
+	dma_write(p, &val, sizeof(val));
 	res->kind = RES_ATOMIC;
 	res->last_psn = psn;
 	res->orig = orig;
@@ -549,7 +549,7 @@ static void uc_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		rs->have_wqe = true;
 	}
 	if (len)
-		memcpy(dst, payload(pkt), len);
+		dma_write(dst, payload(pkt), len);
 	eng_count(qp->dev, qp, UROCE_CNT_rdma_recvs);
 	if (flags & UROCE_OPF_LAST) {
 		if (pkt->ext.present & UROCE_EH_IMMDT) {

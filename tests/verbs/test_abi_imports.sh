@@ -107,6 +107,10 @@ echo "ELF tables: ${#files[@]} files import $nsyms distinct versioned symbols fr
 # A sanitized build's library would bring its runtime into unsanitized programs, which ASan
 # refuses unless told not to check the link order.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+# ThreadSanitizer's runtime cannot start late at all (the programs crash): a TSan build's
+# library gets it preloaded, as the interop tests do (tests/interop/lib.sh).
+tsan=$(ldd "$libdir/libibverbs.so.1" 2>/dev/null | awk '$1 ~ /^libtsan\./ { print $3 }')
+preload=${tsan:-${LD_PRELOAD:-}}
 # What the loader says when a library, symbol or version is missing.
 ldd_errors='undefined symbol|version .* not found|=> not found|symbol lookup error'
 run_errors='symbol lookup error|version .* not found|error while loading shared libraries'
@@ -126,7 +130,7 @@ for f in "${files[@]}"; do
 done
 for f in "${progs[@]}"; do
 	name=$(basename "$f")
-	out=$(LD_LIBRARY_PATH=$libdir LD_BIND_NOW=1 timeout 20 "$f" --help </dev/null 2>&1)
+	out=$(LD_LIBRARY_PATH=$libdir LD_PRELOAD=$preload LD_BIND_NOW=1 timeout 20 "$f" --help </dev/null 2>&1)
 	rc=$?
 	if grep -Eq "$run_errors" <<<"$out"; then
 		fail "$name --help:"
