@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
 	ca-certificates
 	gcc make cmake pkg-config      # the build
+	clang                          # CI's second compiler (-Werror), and the fuzz targets
 	libpcap-dev                    # uroce-dump: capture files and live capture
 	libisal-dev                    # fast CRC-32 (ICRC)
 	libcmocka-dev                  # unit tests

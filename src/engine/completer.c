@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "completer.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "cq.h"
@@ -11,8 +12,12 @@
 void comp_wqe(struct uroce_qp *qp, enum uroce_wc_status status)
 {
 	struct sq *sq = &qp->sq;
-	struct swqe *w = sq_at(sq, sq->tail);
+	const uint32_t tail = sq_tail(sq);
+	struct swqe *w = sq_at(sq, tail);
 	const struct wr_info *wi = wr_info(w->wr.opcode);
+
+	assert(tail != sq_head(sq)); /* a WQE to complete */
+	assert(wi);                  /* its opcode was checked when it was posted */
 
 	/* IBA 10.8.3.1: an unsignaled WQE completes silently unless it failed. */
 	if (status != UROCE_WC_SUCCESS || qp->sq_sig_all || w->wr.send_flags & UROCE_SEND_SIGNALED) {
@@ -22,18 +27,20 @@ void comp_wqe(struct uroce_qp *qp, enum uroce_wc_status status)
 	}
 	/* rd_atomic counts the READ/atomic WQEs the requester has passed and that have not
 	 * completed. */
-	if (sq->cur == sq->tail)
+	if (sq->cur == tail) {
 		sq->cur++;
-	else if (wi->flags & WRF_RD_ATOMIC)
+	} else if (wi->flags & WRF_RD_ATOMIC) {
+		assert(qp->req.rd_atomic > 0);
 		qp->req.rd_atomic--;
-	sq->tail++;
+	}
+	atomic_store_explicit(&sq->tail, tail + 1, memory_order_release); /* see sq_tail */
 	sched_add(qp);
 }
 
 /* Completes the oldest WQE with an error status and takes the QP out of RTS. */
 static void fail_tail(struct uroce_qp *qp, enum uroce_wc_status status)
 {
-	if (qp->sq.tail == qp->sq.head)
+	if (sq_tail(&qp->sq) == sq_head(&qp->sq))
 		return;
 	comp_wqe(qp, status);
 	qp_send_error(qp);
@@ -43,8 +50,9 @@ void comp_advance(struct uroce_qp *qp)
 {
 	struct sq *sq = &qp->sq;
 
-	while (sq->tail != sq->cur) {
-		struct swqe *w = sq_at(sq, sq->tail);
+	assert(sq->cur - sq_tail(sq) <= sq_head(sq) - sq_tail(sq));
+	while (sq_tail(sq) != sq->cur) {
+		struct swqe *w = sq_at(sq, sq_tail(sq));
 		if (w->state == SWQE_FAILED) {
 			fail_tail(qp, w->status);
 			return;
@@ -71,6 +79,7 @@ static void progress(struct uroce_qp *qp, uint32_t una, uint64_t now)
 	/* Packets the responder has acknowledged are not sent again. */
 	if (uroce_psn_lt(rq->psn, una))
 		rq->psn = una;
+	assert(req_psns_ok(rq)); /* una comes from a PSN below psn_max (comp_rx) */
 	sched_add(qp);
 }
 
@@ -84,8 +93,8 @@ static struct swqe *ack_before(struct uroce_qp *qp, uint32_t psn, uint64_t now)
 	uint32_t una = qp->req.una;
 	struct swqe *lost = NULL;
 
-	while (sq->tail != sq->head) {
-		struct swqe *w = sq_at(sq, sq->tail);
+	while (sq_tail(sq) != sq_head(sq)) {
+		struct swqe *w = sq_at(sq, sq_tail(sq));
 		if (w->state == SWQE_DONE) {
 			comp_wqe(qp, UROCE_WC_SUCCESS);
 			continue;
@@ -127,7 +136,7 @@ static void retry(struct uroce_qp *qp)
 	rq->retry_left--;
 	rq->seq_retry = true;
 	eng_count(qp->dev, qp, UROCE_CNT_completer_retry_err);
-	qp->sq.cur = qp->sq.tail;
+	qp->sq.cur = sq_tail(&qp->sq);
 	rq->psn = rq->una;
 	rq->rd_atomic = 0;
 	rq->noack_pkts = 0;
@@ -154,7 +163,7 @@ static void gap_retry(struct uroce_qp *qp)
 void comp_timeout(struct uroce_qp *qp)
 {
 	qp->req.rto_deadline = UROCE_NEVER;
-	if (qp->req.una == qp->req.psn_max || qp->state == UROCE_QPS_ERR)
+	if (qp->req.una == qp->req.psn_max || qp_state(qp) == UROCE_QPS_ERR)
 		return;
 	retry(qp);
 }
@@ -191,7 +200,7 @@ static void on_rnr_nak(struct uroce_qp *qp, uint32_t psn, uint8_t timer, uint64_
 		}
 		rq->rnr_left--;
 	}
-	qp->sq.cur = qp->sq.tail;
+	qp->sq.cur = sq_tail(&qp->sq);
 	rq->psn = rq->una;
 	rq->rd_atomic = 0;
 	rq->noack_pkts = 0;
@@ -253,9 +262,9 @@ static struct swqe *tail_for(struct uroce_qp *qp, uint32_t psn, uint16_t flag)
 	struct sq *sq = &qp->sq;
 	struct swqe *w;
 
-	if (sq->tail == sq->head)
+	if (sq_tail(sq) == sq_head(sq))
 		return NULL;
-	w = sq_at(sq, sq->tail);
+	w = sq_at(sq, sq_tail(sq));
 	if (w->state != SWQE_ACTIVE || !(wr_info(w->wr.opcode)->flags & flag) ||
 	    (uint32_t)uroce_psn_diff(psn, w->first_psn) >= w->npkts)
 		return NULL;
@@ -286,6 +295,7 @@ static void on_read_resp(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint6
 		return;
 	}
 	uint32_t k = w->resp_pkts;
+	assert(k < w->npkts); /* psn == expected lies inside the WQE (tail_for) */
 	uint64_t off = (uint64_t)k * qp->mtu;
 	uint64_t want = w->len - off < qp->mtu ? w->len - off : qp->mtu;
 	/* The opcode must sit where packet k of the response sits: FIRST/ONLY at the start,
@@ -354,7 +364,9 @@ void comp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint64_t now)
 			 uroce_aeth_type(pkt->ext.aeth.syndrome) == UROCE_AETH_ACK;
 	uint32_t lo = plain_ack ? uroce_psn_add(rq->una, UROCE_PSN_MASK) : rq->una;
 
-	if (qp->state != UROCE_QPS_RTS && qp->state != UROCE_QPS_SQD) {
+	enum uroce_qp_state state = qp_state(qp);
+
+	if (state != UROCE_QPS_RTS && state != UROCE_QPS_SQD) {
 		eng_count(qp->dev, qp, UROCE_CNT_drop_qp_state);
 		return;
 	}
@@ -362,7 +374,9 @@ void comp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint64_t now)
 		eng_count(qp->dev, qp, UROCE_CNT_drop_ghost_response);
 		return;
 	}
+	/* recv.c sends only response opcodes here: a kind without a handler is a table bug. */
+	assert(pkt->op->kind < sizeof(handlers) / sizeof(handlers[0]) && handlers[pkt->op->kind]);
 	handlers[pkt->op->kind](qp, pkt, now);
-	if (qp->state != UROCE_QPS_ERR)
+	if (qp_state(qp) != UROCE_QPS_ERR)
 		comp_advance(qp);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "cq.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "common/error.h"
@@ -55,14 +56,17 @@ int uroce_cq_destroy(struct uroce_cq *cq)
 void cq_push(struct uroce_cq *cq, const struct uroce_wc *wc)
 {
 	uint32_t slot = cq->staged & (cq->size - 1);
-
 	/* Acquire: the consumer has read the slots it gave back before they are written. */
-	if (cq->staged - atomic_load_explicit(&cq->head, memory_order_acquire) == cq->depth) {
+	uint32_t used = cq->staged - atomic_load_explicit(&cq->head, memory_order_acquire);
+
+	assert(used <= cq->depth);
+	if (used == cq->depth) {
 		/* IBA 11.6.3: a CQ overrun is an affiliated asynchronous error of the CQ. The
-		 * completion cannot be stored anywhere: it is lost, and the CQ stays in error. */
+		 * completion cannot be stored anywhere: it is lost, and the CQ stays in error.
+		 * The flag carries no data: relaxed. */
 		if (!atomic_load_explicit(&cq->overrun, memory_order_relaxed))
 			dev_event(cq->dev, UROCE_EVENT_CQ_ERR, cq);
-		atomic_store_explicit(&cq->overrun, true, memory_order_release);
+		atomic_store_explicit(&cq->overrun, true, memory_order_relaxed);
 		return;
 	}
 	cq->ring[slot] = *wc;
@@ -96,8 +100,9 @@ static bool owes_up_to(const struct uroce_qp *qp, uint32_t due)
 
 bool cq_publish(struct uroce_cq *cq)
 {
-	uint32_t tail = atomic_load_explicit(&cq->tail, memory_order_relaxed);
+	uint32_t tail = atomic_load_explicit(&cq->tail, memory_order_relaxed); /* the engine's */
 
+	assert(cq->staged - tail <= cq->depth);
 	while (tail != cq->staged) {
 		const struct uroce_wc *wc = &cq->ring[tail & (cq->size - 1)];
 		if (wc->qp && owes_up_to(wc->qp, cq->due[tail & (cq->size - 1)]))
@@ -111,6 +116,7 @@ bool cq_publish(struct uroce_cq *cq)
 
 void cq_forget_qp(struct uroce_cq *cq, const struct uroce_qp *qp)
 {
+	/* Only the staged completions, which no consumer sees yet. */
 	for (uint32_t i = atomic_load_explicit(&cq->tail, memory_order_relaxed); i != cq->staged; i++)
 		if (cq->ring[i & (cq->size - 1)].qp == qp)
 			cq->ring[i & (cq->size - 1)].qp = NULL;
@@ -118,28 +124,31 @@ void cq_forget_qp(struct uroce_cq *cq, const struct uroce_qp *qp)
 
 int uroce_cq_poll(struct uroce_cq *cq, struct uroce_wc *wc, int n)
 {
-	uint32_t head = atomic_load_explicit(&cq->head, memory_order_relaxed);
-	uint32_t tail = atomic_load_explicit(&cq->tail, memory_order_acquire);
+	uint32_t head = atomic_load_explicit(&cq->head, memory_order_relaxed); /* ours */
+	uint32_t tail = atomic_load_explicit(&cq->tail, memory_order_acquire);  /* cq_publish */
 	int i;
 
+	assert(tail - head <= cq->depth);
 	for (i = 0; i < n && head != tail; i++, head++)
 		wc[i] = cq->ring[head & (cq->size - 1)];
 	/* Release: the slots are read before the producer may reuse them. Nothing taken,
 	 * nothing written: a poll with n = 0 only asks about an overrun. */
 	if (i)
 		atomic_store_explicit(&cq->head, head, memory_order_release);
-	return !i && atomic_load_explicit(&cq->overrun, memory_order_acquire) ? UROCE_EIO : i;
+	return !i && atomic_load_explicit(&cq->overrun, memory_order_relaxed) ? UROCE_EIO : i;
 }
 
+/* Counts only: whoever reads entries goes through uroce_cq_poll, whose acquire pairs with
+ * cq_publish. Relaxed. */
 uint32_t uroce_cq_pushed(const struct uroce_cq *cq)
 {
-	return atomic_load_explicit(&cq->tail, memory_order_acquire);
+	return atomic_load_explicit(&cq->tail, memory_order_relaxed);
 }
 
 uint32_t uroce_cq_count(const struct uroce_cq *cq)
 {
-	return atomic_load_explicit(&cq->tail, memory_order_acquire) -
-	       atomic_load_explicit(&cq->head, memory_order_acquire);
+	return atomic_load_explicit(&cq->tail, memory_order_relaxed) -
+	       atomic_load_explicit(&cq->head, memory_order_relaxed);
 }
 
 void uroce_cq_set_user(struct uroce_cq *cq, void *user) { cq->user = user; }

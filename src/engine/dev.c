@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The device: object bookkeeping, asynchronous events, counters, the transmit round robin
  * and the timers. The only entry points that take time are here and in recv.c. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,7 @@ const char *uroce_event_name(enum uroce_event_type e)
 
 void eng_count(struct uroce_dev *dev, struct uroce_qp *qp, enum uroce_counter c)
 {
+	assert((unsigned)c < UROCE_NCOUNTERS);
 	dev->cnt.v[c]++;
 	if (qp)
 		qp->cnt.v[c]++;
@@ -245,6 +247,7 @@ void sched_add(struct uroce_qp *qp)
 
 	if (qp->scheduled)
 		return;
+	assert(!dev->sched_tail || !dev->sched_tail->sched_next);
 	qp->scheduled = true;
 	qp->sched_next = NULL;
 	if (dev->sched_tail)
@@ -262,6 +265,7 @@ void sched_del(struct uroce_qp *qp)
 	if (!qp->scheduled)
 		return;
 	while (*pp != qp) {
+		assert(*pp); /* a scheduled QP is on the list */
 		prev = *pp;
 		pp = &(*pp)->sched_next;
 	}
@@ -284,6 +288,7 @@ size_t uroce_dev_write(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t
 		dev->deadline_stale = true;
 	while (tx->n < tx->max && dev->sched_head && dev->port_active) {
 		struct uroce_qp *qp = dev->sched_head;
+		assert(qp->scheduled);
 		dev->sched_head = qp->sched_next;
 		if (!dev->sched_head)
 			dev->sched_tail = NULL;

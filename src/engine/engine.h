@@ -456,8 +456,7 @@ int uroce_cq_create(struct uroce_dev *dev, uint32_t depth, struct uroce_cq **out
 int uroce_cq_destroy(struct uroce_cq *cq);
 /* Takes up to n published completions (uroce_dev_publish), oldest first; returns how many,
  * or UROCE_EIO after an overrun once the ring is empty (ibv_poll_cq returns an error then).
- * The one call of the
- * engine that may run on another thread while the device's owner runs the engine: the CQ is a
+ * May run on another thread while the device's owner runs the engine: the CQ is a
  * single-producer single-consumer ring (pollers of one CQ must still take turns). */
 int uroce_cq_poll(struct uroce_cq *cq, struct uroce_wc *wc, int n);
 /* Completions published since creation (a free-running count: compare for change).

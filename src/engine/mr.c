@@ -184,7 +184,7 @@ static int sgl_copy(struct uroce_dev *dev, const struct uroce_pd *pd, const stru
 		if (!p)
 			return UROCE_EINVAL;
 		if (src) {
-			memcpy(p + off, src, chunk);
+			dma_write(p + off, src, chunk);
 			src += chunk;
 		} else {
 			memcpy(dst, p + off, chunk);

@@ -147,6 +147,13 @@ struct req_state {
 	uint64_t rnr_deadline;     /* end of an RNR wait, UROCE_NEVER when not waiting */
 };
 
+/* The requester's PSNs in order: una <= psn <= psn_max, within the window that PSN
+ * comparisons can tell apart (IBA 9.7.1). */
+static inline bool req_psns_ok(const struct req_state *rq)
+{
+	return uroce_psn_le(rq->una, rq->psn) && uroce_psn_le(rq->psn, rq->psn_max);
+}
+
 /* A responder resource (IBA 9.7.5.1.3 "responder resources"): a READ or atomic request kept
  * for replay so that a duplicate is answered without executing it again. */
 enum res_kind { RES_NONE, RES_READ, RES_ATOMIC };
@@ -269,6 +276,36 @@ static inline uint64_t rto_ns(uint8_t timeout) { return 4096ull << timeout; }
 static inline struct swqe *sq_at(const struct sq *sq, uint32_t i)
 {
 	return &sq->wqe[i & (sq->size - 1)];
+}
+
+/* ---- What posters on other threads share with the engine (docs/engine.md "Threads") ----
+ * Every access to these fields spells its memory order; these helpers are the engine's side.
+ *
+ * The QP's state: written by the engine only, read by it and by posters, which refuse work
+ * before RTS and take nothing else from the engine through it: relaxed. The exceptions are
+ * explicit where they are made: the move to ERR and the poster of receives (qp.c). */
+static inline enum uroce_qp_state qp_state(const struct uroce_qp *qp)
+{
+	return atomic_load_explicit(&qp->state, memory_order_relaxed);
+}
+
+static inline void qp_set_state(struct uroce_qp *qp, enum uroce_qp_state s)
+{
+	atomic_store_explicit(&qp->state, s, memory_order_relaxed);
+}
+
+/* A send queue's head as the engine reads it: acquire, since it reads the slots below it
+ * next (pairs with uroce_post_send's release). */
+static inline uint32_t sq_head(const struct sq *sq)
+{
+	return atomic_load_explicit(&sq->head, memory_order_acquire);
+}
+
+/* Its tail, the engine's own index: relaxed to read; moved with release once the engine is
+ * done with the slot, which the poster may then reuse (pairs with uroce_post_send's acquire). */
+static inline uint32_t sq_tail(const struct sq *sq)
+{
+	return atomic_load_explicit(&sq->tail, memory_order_relaxed);
 }
 /* The QP table slot of a QP number: numbers are handed out so that live QPs never share one. */
 static inline uint32_t qp_slot(const struct uroce_dev *dev, uint32_t qpn)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "qp.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,11 +41,13 @@ const union uroce_counters *uroce_qp_counters(const struct uroce_qp *qp) { retur
 uint32_t uroce_qp_num(const struct uroce_qp *qp) { return qp->qpn; }
 void uroce_qp_set_user(struct uroce_qp *qp, void *user) { qp->user = user; }
 void *uroce_qp_user(const struct uroce_qp *qp) { return qp->user; }
-enum uroce_qp_state uroce_qp_state(const struct uroce_qp *qp) { return qp->state; }
+enum uroce_qp_state uroce_qp_state(const struct uroce_qp *qp) { return qp_state(qp); }
 
 bool qp_can_receive(const struct uroce_qp *qp)
 {
-	return qp->state >= UROCE_QPS_RTR && qp->state <= UROCE_QPS_SQE;
+	enum uroce_qp_state s = qp_state(qp);
+
+	return s >= UROCE_QPS_RTR && s <= UROCE_QPS_SQE;
 }
 
 /* ---- the transition table (IBA 10.3.1 states, 11.2.4.2 attributes) ---- */
@@ -132,7 +135,7 @@ static int attr_values_ok(const struct uroce_qp *qp, const struct uroce_qp_attr 
 {
 	const struct uroce_dev *dev = qp->dev;
 
-	if (mask & UROCE_QPA_CUR_STATE && attr->cur_qp_state != qp->state)
+	if (mask & UROCE_QPA_CUR_STATE && attr->cur_qp_state != qp_state(qp))
 		return UROCE_EINVAL;
 	/* QP1 has the well-known Q_Key and no other (IBA 13.5.1.1). */
 	if (qp->type == UROCE_QPT_GSI && mask & UROCE_QPA_QKEY && attr->qkey != UROCE_GSI_QKEY)
@@ -168,13 +171,13 @@ static int attr_values_ok(const struct uroce_qp *qp, const struct uroce_qp_attr 
 static bool sq_drained(const struct uroce_qp *qp)
 {
 	const struct sq *sq = &qp->sq;
-	return sq->tail == sq->cur &&
-	       (sq->cur == sq->head || sq->wqe[sq->cur & (sq->size - 1)].state == SWQE_POSTED);
+	return sq_tail(sq) == sq->cur &&
+	       (sq->cur == sq_head(sq) || sq_at(sq, sq->cur)->state == SWQE_POSTED);
 }
 
 void qp_check_drained(struct uroce_qp *qp)
 {
-	if (qp->state != UROCE_QPS_SQD || qp->sq_drained_sent || !sq_drained(qp))
+	if (qp_state(qp) != UROCE_QPS_SQD || qp->sq_drained_sent || !sq_drained(qp))
 		return;
 	qp->sq_drained_sent = true;
 	if (qp->attr.en_sqd_async_notify)
@@ -188,15 +191,17 @@ static void req_reset(struct uroce_qp *qp, uint32_t psn)
 	qp->req.rto_deadline = qp->req.rnr_deadline = UROCE_NEVER;
 }
 
-/* Back to the state of a new QP: queues emptied without completions (10.3.1 RESET). */
+/* Back to the state of a new QP: queues emptied without completions (10.3.1 RESET). Nobody
+ * posts meanwhile (verbs requires it; what was posted before reached the engine through the
+ * lock of the call that resets): the indexes are written relaxed. */
 static void qp_reset(struct uroce_qp *qp)
 {
 	struct uroce_sge *wqe_sge = qp->resp.wqe_sge;
 
 	sched_del(qp);
-	qp->sq.head = 0;
+	atomic_store_explicit(&qp->sq.head, 0, memory_order_relaxed);
 	qp->sq.cur = 0;
-	qp->sq.tail = 0;
+	atomic_store_explicit(&qp->sq.tail, 0, memory_order_relaxed);
 	rq_clear(&qp->rq);
 	req_reset(qp, 0);
 	memset(&qp->resp, 0, sizeof(qp->resp));
@@ -253,7 +258,7 @@ static void apply_attrs(struct uroce_qp *qp, const struct uroce_qp_attr *attr, u
 
 int uroce_qp_modify(struct uroce_qp *qp, const struct uroce_qp_attr *attr, unsigned mask)
 {
-	enum uroce_qp_state cur = qp->state;
+	enum uroce_qp_state cur = qp_state(qp);
 	enum uroce_qp_state next = mask & UROCE_QPA_STATE ? attr->qp_state : cur;
 	unsigned t = type_index(qp->type);
 	const struct transition *tr;
@@ -281,18 +286,18 @@ int uroce_qp_modify(struct uroce_qp *qp, const struct uroce_qp_attr *attr, unsig
 	switch (next) {
 	case UROCE_QPS_RESET:
 		qp_reset(qp);
-		qp->state = next;
+		qp_set_state(qp, next);
 		break;
 	case UROCE_QPS_ERR:
 		qp_to_error(qp);
 		break;
 	case UROCE_QPS_SQD:
-		qp->state = next;
+		qp_set_state(qp, next);
 		qp->sq_drained_sent = false;
 		qp_check_drained(qp);
 		break;
 	default:
-		qp->state = next;
+		qp_set_state(qp, next);
 		sched_add(qp);
 		break;
 	}
@@ -303,8 +308,8 @@ void uroce_qp_query(const struct uroce_qp *qp, struct uroce_qp_attr *attr,
 		    struct uroce_qp_init_attr *init)
 {
 	*attr = qp->attr;
-	attr->qp_state = attr->cur_qp_state = qp->state;
-	attr->sq_draining = qp->state == UROCE_QPS_SQD && !sq_drained(qp);
+	attr->qp_state = attr->cur_qp_state = qp_state(qp);
+	attr->sq_draining = attr->qp_state == UROCE_QPS_SQD && !sq_drained(qp);
 	attr->cap = qp->cap;
 	attr->port_num = 1;
 	if (init) {
@@ -405,7 +410,7 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 	qp->rcq = attr->recv_cq;
 	qp->srq = attr->srq;
 	qp->type = attr->qp_type;
-	qp->state = UROCE_QPS_RESET;
+	atomic_init(&qp->state, UROCE_QPS_RESET); /* not yet seen by any other thread */
 	qp->qpn = gsi ? GSI_QPN : qpn;
 	qp->sq_sig_all = attr->sq_sig_all;
 	qp->cap = *cap;
@@ -436,7 +441,7 @@ int uroce_qp_destroy(struct uroce_qp *qp)
 	/* Off the posted list, which may hold it. In RESET its own work is not taken in: a QP
 	 * in ERR would otherwise flush what was posted since, into completions that name it
 	 * after it is freed (engine.h: destroyed without completions). */
-	qp->state = UROCE_QPS_RESET;
+	qp_set_state(qp, UROCE_QPS_RESET);
 	uroce_dev_take_posted(qp->dev);
 	qp->dev->deadline_stale = true;
 	sched_del(qp);
@@ -468,24 +473,37 @@ static void flush_recv(struct uroce_qp *qp, uint64_t wr_id)
 
 static void flush_sq(struct uroce_qp *qp)
 {
-	while (qp->sq.tail != qp->sq.head)
+	while (sq_tail(&qp->sq) != sq_head(&qp->sq))
 		comp_wqe(qp, UROCE_WC_WR_FLUSH_ERR);
 	qp->req.rto_deadline = qp->req.rnr_deadline = UROCE_NEVER;
 }
 
+/* The receive queue of a QP in ERR. Its head is read seq_cst: the move to ERR stores the state
+ * (seq_cst) and then reads head here, while uroce_post_recv stores head (rq_post, seq_cst)
+ * and then reads the state (seq_cst). With a store then a load on each side, one of the two
+ * sees the other: a receive posted as the QP goes to ERR is flushed here, or its poster sees
+ * ERR and queues the QP, and the next uroce_dev_take_posted flushes it. */
 static void flush_rq(struct uroce_qp *qp)
 {
-	while (rq_count(&qp->rq))
-		flush_recv(qp, qp->rq.wqe[qp->rq.tail++ & (qp->rq.size - 1)].wr_id);
+	struct rq *rq = &qp->rq;
+	uint32_t head = atomic_load_explicit(&rq->head, memory_order_seq_cst);
+	uint32_t tail = atomic_load_explicit(&rq->tail, memory_order_relaxed);
+
+	assert(head - tail <= rq->max_wr);
+	for (; tail != head; tail++)
+		flush_recv(qp, rq->wqe[tail & (rq->size - 1)].wr_id);
+	/* Release: the slots are read before a poster may reuse them (rq_post's acquire). */
+	atomic_store_explicit(&rq->tail, tail, memory_order_release);
 }
 
 void qp_to_error(struct uroce_qp *qp)
 {
 	struct resp_state *rs = &qp->resp;
 
-	if (qp->state == UROCE_QPS_ERR)
+	if (qp_state(qp) == UROCE_QPS_ERR)
 		return;
-	qp->state = UROCE_QPS_ERR;
+	/* seq_cst: half of the handshake with uroce_post_recv (flush_rq). */
+	atomic_store_explicit(&qp->state, UROCE_QPS_ERR, memory_order_seq_cst);
 	flush_sq(qp);
 	/* A receive WQE taken by an unfinished message is older than those still queued. */
 	if (rs->have_wqe)
@@ -509,9 +527,9 @@ void qp_send_error(struct uroce_qp *qp)
 		qp_to_error(qp);
 		return;
 	}
-	if (qp->state == UROCE_QPS_ERR)
+	if (qp_state(qp) == UROCE_QPS_ERR)
 		return;
-	qp->state = UROCE_QPS_SQE;
+	qp_set_state(qp, UROCE_QPS_SQE);
 	flush_sq(qp);
 }
 
@@ -546,15 +564,20 @@ static int send_wr_ok(const struct uroce_qp *qp, const struct uroce_send_wr *wr,
 	return 0;
 }
 
-/* Tells the engine that the QP has new work (dev_take_posted). */
+/* Tells the engine that the QP has new work (uroce_dev_take_posted). The flag is exchanged
+ * acq_rel, as the engine clears it: release, so that the engine, whose exchange reads this one,
+ * sees the head this call's caller stored; acquire, so that post_next is written only after
+ * the engine read it (it reads it before it clears the flag). */
 static void post_notify(struct uroce_qp *qp)
 {
 	struct uroce_dev *dev = qp->dev;
 
-	if (atomic_exchange(&qp->post_queued, true))
+	if (atomic_exchange_explicit(&qp->post_queued, true, memory_order_acq_rel))
 		return; /* on the list already, and the engine reads head after taking it off */
-	qp->post_next = atomic_load(&dev->posted);
-	while (!atomic_compare_exchange_weak(&dev->posted, &qp->post_next, qp))
+	qp->post_next = atomic_load_explicit(&dev->posted, memory_order_relaxed);
+	/* Release: post_next is written before the engine can take the QP (its acquire). */
+	while (!atomic_compare_exchange_weak_explicit(&dev->posted, &qp->post_next, qp,
+						      memory_order_release, memory_order_relaxed))
 		;
 }
 
@@ -562,17 +585,19 @@ int uroce_post_send(struct uroce_qp *qp, const struct uroce_send_wr *wr,
 		    const struct uroce_send_wr **bad_wr)
 {
 	struct sq *sq = &qp->sq;
-	const uint32_t first = atomic_load_explicit(&sq->head, memory_order_relaxed);
+	const uint32_t first = atomic_load_explicit(&sq->head, memory_order_relaxed); /* ours */
 	uint32_t head = first;
 	uint64_t len;
 	int err = 0;
 
 	for (; wr; wr = wr->next) {
-		if (qp->state < UROCE_QPS_RTS)
+		/* Acquire on tail: the engine has read the slots it gave back (sq_tail). */
+		uint32_t used = head - atomic_load_explicit(&sq->tail, memory_order_acquire);
+
+		assert(used <= qp->cap.max_send_wr);
+		if (qp_state(qp) < UROCE_QPS_RTS)
 			err = UROCE_EINVAL;
-		else if ((err = send_wr_ok(qp, wr, &len)) == 0 &&
-			 head - atomic_load_explicit(&sq->tail, memory_order_acquire) ==
-				 qp->cap.max_send_wr)
+		else if ((err = send_wr_ok(qp, wr, &len)) == 0 && used == qp->cap.max_send_wr)
 			err = UROCE_EFULL;
 		if (err) {
 			*bad_wr = wr;
@@ -621,14 +646,15 @@ int uroce_post_send(struct uroce_qp *qp, const struct uroce_send_wr *wr,
 int uroce_post_recv(struct uroce_qp *qp, const struct uroce_recv_wr *wr,
 		    const struct uroce_recv_wr **bad_wr)
 {
-	if (qp->state == UROCE_QPS_RESET || qp->srq) {
+	if (qp_state(qp) == UROCE_QPS_RESET || qp->srq) {
 		*bad_wr = wr;
 		return UROCE_EINVAL;
 	}
 	int err = rq_post(&qp->rq, wr, bad_wr);
-	/* In ERR the engine flushes them (IBA 10.3.1). State after head: a move to ERR that
-	 * this call does not see flushes what it posted. */
-	if (qp->state == UROCE_QPS_ERR)
+	/* In ERR the engine flushes them (IBA 10.3.1). The state is read after head was stored,
+	 * both seq_cst: a move to ERR that this call does not see flushes what it posted
+	 * (flush_rq). */
+	if (atomic_load_explicit(&qp->state, memory_order_seq_cst) == UROCE_QPS_ERR)
 		post_notify(qp);
 	return err;
 }
@@ -637,11 +663,9 @@ int uroce_post_recv(struct uroce_qp *qp, const struct uroce_recv_wr *wr,
  * the transmit round robin; in ERR both queues are flushed, in SQE the send queue. */
 static void qp_take_posted(struct uroce_qp *qp)
 {
-	enum uroce_qp_state state = qp->state;
-
-	switch (state) {
+	switch (qp_state(qp)) {
 	case UROCE_QPS_RTS:
-		if (qp->sq.cur != qp->sq.head)
+		if (qp->sq.cur != sq_head(&qp->sq))
 			sched_add(qp);
 		break;
 	case UROCE_QPS_SQE:
@@ -662,11 +686,16 @@ void uroce_dev_take_posted(struct uroce_dev *dev)
 {
 	struct uroce_qp *qp, *next;
 
+	/* Relaxed: the caller knows of new work through its own synchronisation with the
+	 * posters (the verbs layer's `posted` flag, progress.c), and a push not visible yet is
+	 * taken by the next call. Acquire on the exchange: the pushers' release. */
 	if (!atomic_load_explicit(&dev->posted, memory_order_relaxed))
 		return;
-	for (qp = atomic_exchange(&dev->posted, NULL); qp; qp = next) {
+	qp = atomic_exchange_explicit(&dev->posted, NULL, memory_order_acquire);
+	for (; qp; qp = next) {
 		next = qp->post_next; /* before the flag: a poster may queue the QP again then */
-		atomic_store(&qp->post_queued, false);
+		/* acq_rel: see post_notify; the state and heads are read after it. */
+		(void)atomic_exchange_explicit(&qp->post_queued, false, memory_order_acq_rel);
 		qp_take_posted(qp);
 	}
 }

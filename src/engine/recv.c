@@ -176,7 +176,7 @@ void uroce_dev_recv(struct uroce_dev *dev, const struct uroce_io_pkt *io, uint64
 	}
 	eng_count(dev, qp, UROCE_CNT_rcvd_pkts);
 	/* IBA 11.6.3.1: the first packet a QP receives in RTR establishes communication. */
-	if (qp->state == UROCE_QPS_RTR && !qp->comm_est) {
+	if (qp_state(qp) == UROCE_QPS_RTR && !qp->comm_est) {
 		qp->comm_est = true;
 		dev_event(dev, UROCE_EVENT_COMM_EST, qp);
 	}

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "requester.h"
 
+#include <assert.h>
+
 #include "completer.h"
 #include "mr.h"
 #include "wr.h"
@@ -52,7 +54,7 @@ static enum start wqe_start(struct uroce_qp *qp, struct swqe *w)
 	if (wi->flags & WRF_LOCAL) {
 		/* A local invalidate runs once every earlier WQE has completed, so that a resend
 		 * never reads a region it has invalidated. */
-		if (qp->sq.cur != qp->sq.tail)
+		if (qp->sq.cur != sq_tail(&qp->sq))
 			return START_WAIT;
 		if (mr_invalidate(qp->dev, qp->pd, w->wr.invalidate_rkey))
 			pass_local(qp, w, SWQE_FAILED, UROCE_WC_LOC_PROT_ERR);
@@ -193,15 +195,18 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 {
 	struct req_state *rq = &qp->req;
 	struct sq *sq = &qp->sq;
+	enum uroce_qp_state state = qp_state(qp);
 	struct swqe *w;
 	uint32_t next;
 
-	if ((qp->state != UROCE_QPS_RTS && qp->state != UROCE_QPS_SQD) || sq->cur == sq->head ||
+	if ((state != UROCE_QPS_RTS && state != UROCE_QPS_SQD) || sq->cur == sq_head(sq) ||
 	    rq->rnr_deadline != UROCE_NEVER)
 		return false;
+	/* The WQEs between tail and cur have been started, and cur is behind head. */
+	assert(sq->cur - sq_tail(sq) < sq_head(sq) - sq_tail(sq));
 	/* After a local error nothing more is started: the QP leaves RTS once the failed WQE
 	 * completes. */
-	if (sq->cur != sq->tail && sq_at(sq, sq->cur - 1)->state == SWQE_FAILED)
+	if (sq->cur != sq_tail(sq) && sq_at(sq, sq->cur - 1)->state == SWQE_FAILED)
 		return false;
 	w = sq_at(sq, sq->cur);
 	/* A retry (go-back-N or RNR) starts again from the oldest WQE and can come upon one
@@ -214,7 +219,7 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 	}
 	if (w->state == SWQE_POSTED) {
 		/* SQD: messages in progress finish, no new one starts (IBA 10.3.1). */
-		if (qp->state == UROCE_QPS_SQD)
+		if (state == UROCE_QPS_SQD)
 			return false;
 		switch (wqe_start(qp, w)) {
 		case START_WAIT:
@@ -225,12 +230,17 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 			break;
 		}
 	}
+	/* cur is a WQE being sent: a posted one was started just above, and one passed without
+	 * packets (done, failed) is never sent; a retry that comes back to it passes it again. */
+	assert(w->state == SWQE_ACTIVE);
+	assert(req_psns_ok(rq));
 	/* RC window: at most max_unacked_pkts PSNs outstanding. */
 	if (qp->type == UROCE_QPT_RC &&
 	    (uint32_t)uroce_psn_diff(rq->psn, rq->una) >= qp->dev->cfg.max_unacked_pkts)
 		return false;
 
 	uint32_t k = (uint32_t)uroce_psn_diff(rq->psn, w->first_psn);
+	assert(k < w->npkts); /* rq->psn is one of the WQE's */
 	struct xmit_pkt p = {
 		.av = type_is_datagram(qp->type) ? &w->av : &qp->attr.ah_attr,
 		.destqp = type_is_datagram(qp->type) ? w->wr.wr.ud.remote_qpn : qp->attr.dest_qp_num,
@@ -264,5 +274,6 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 		rq->una = rq->psn_max;
 		comp_advance(qp);
 	}
+	assert(req_psns_ok(rq));
 	return true;
 }

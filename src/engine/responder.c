@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "responder.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "cq.h"
@@ -81,6 +82,7 @@ static void resp_fail(struct uroce_qp *qp, uint32_t psn, uint8_t code, enum uroc
 {
 	struct resp_state *rs = &qp->resp;
 
+	assert(code < sizeof(nak_event) / sizeof(nak_event[0])); /* the engine's own codes */
 	rs->error = true;
 	if (!rs->ack_pending)
 		rs->ack_owed_at = ++qp->owed;
@@ -246,7 +248,7 @@ static void rc_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 			resp_fail(qp, psn, UROCE_NAK_REMOTE_ACCESS, UROCE_WC_REM_ACCESS_ERR);
 			return;
 		}
-		memcpy(dst, payload(pkt), len);
+		dma_write(dst, payload(pkt), len);
 	}
 	eng_count(qp->dev, qp, UROCE_CNT_rdma_recvs);
 	if (flags & UROCE_OPF_LAST) {
@@ -272,6 +274,7 @@ static struct resp_res *res_alloc(struct uroce_qp *qp, uint32_t psn)
 	 * duplicates is taken over: a requester within its limit that sends a new request has
 	 * received everything of the oldest one, so the replay is of no use to it (rxe recycles
 	 * the oldest resource the same way, rxe_resp.c). Found by perftest under loss. */
+	assert(rs->nres <= UROCE_MAX_RD_ATOMIC && (!rs->nres || rs->res_next < rs->nres));
 	res = rs->nres ? &rs->res[rs->res_next] : NULL;
 	if (!res || (res->pending && !res->replay)) {
 		resp_fail(qp, psn, UROCE_NAK_INVALID_REQ, UROCE_WC_REM_INV_REQ_ERR);
@@ -347,7 +350,7 @@ static void rc_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		val = orig == ae->cmp ? ae->swap : orig;
 	else
 		val = orig + ae->swap;
-	memcpy(p, &val, sizeof(val));
+	dma_write(p, &val, sizeof(val));
 	res->kind = RES_ATOMIC;
 	res->last_psn = psn;
 	res->orig = orig;
@@ -546,7 +549,7 @@ static void uc_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		rs->have_wqe = true;
 	}
 	if (len)
-		memcpy(dst, payload(pkt), len);
+		dma_write(dst, payload(pkt), len);
 	eng_count(qp->dev, qp, UROCE_CNT_rdma_recvs);
 	if (flags & UROCE_OPF_LAST) {
 		if (pkt->ext.present & UROCE_EH_IMMDT) {
@@ -687,6 +690,10 @@ static void emit_res(struct uroce_qp *qp, struct uroce_txbatch *tx, struct resp_
 		xmit(qp, tx, &p, now);
 		return;
 	}
+	/* A pending READ answers from cur_psn, inside its request (rc_duplicate takes a resource
+	 * only for a PSN inside it: res_find). */
+	assert(uroce_psn_le(res->first_psn, res->cur_psn) &&
+	       uroce_psn_le(res->cur_psn, res->last_psn));
 	uint32_t k = (uint32_t)uroce_psn_diff(res->cur_psn, res->first_psn);
 	uint32_t npkts = (uint32_t)uroce_psn_diff(res->last_psn, res->first_psn) + 1;
 	uint64_t off = (uint64_t)k * qp->mtu;

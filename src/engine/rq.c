@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "rq.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,17 +38,25 @@ void rq_fini(struct rq *rq)
 
 int rq_post(struct rq *rq, const struct uroce_recv_wr *wr, const struct uroce_recv_wr **bad_wr)
 {
-	uint32_t head = atomic_load_explicit(&rq->head, memory_order_relaxed);
+	/* Relaxed: the poster's own index. Acquire on tail: the engine has read the slots it
+	 * gave back (its release) before they are written again. */
+	const uint32_t first = atomic_load_explicit(&rq->head, memory_order_relaxed);
+	uint32_t head = first;
+	int err = 0;
 
 	for (; wr; wr = wr->next) {
+		uint32_t used = head - atomic_load_explicit(&rq->tail, memory_order_acquire);
+
+		assert(used <= rq->max_wr);
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge ||
 		    (wr->num_sge && !wr->sg_list)) {
-			*bad_wr = wr;
-			return UROCE_EINVAL;
+			err = UROCE_EINVAL;
+		} else if (used == rq->max_wr) {
+			err = UROCE_EFULL;
 		}
-		if (head - atomic_load_explicit(&rq->tail, memory_order_acquire) == rq->max_wr) {
+		if (err) {
 			*bad_wr = wr;
-			return UROCE_EFULL;
+			break;
 		}
 		struct rwqe *w = &rq->wqe[head & (rq->size - 1)];
 		w->wr_id = wr->wr_id;
@@ -57,16 +66,23 @@ int rq_post(struct rq *rq, const struct uroce_recv_wr *wr, const struct uroce_re
 			w->sge[i] = wr->sg_list[i];
 			w->len += wr->sg_list[i].length;
 		}
-		atomic_store_explicit(&rq->head, ++head, memory_order_release);
+		head++;
 	}
-	return 0;
+	/* Once for the chain. Release would publish the slots; seq_cst also makes this store
+	 * half of the handshake with a move to ERR (uroce_post_recv, and flush_rq in qp.c). An
+	 * SRQ's posters need only the release, and pay the same single store. */
+	if (head != first)
+		atomic_store_explicit(&rq->head, head, memory_order_seq_cst);
+	return err;
 }
 
 bool rq_take(struct rq *rq, struct rwqe *out)
 {
 	uint32_t tail = atomic_load_explicit(&rq->tail, memory_order_relaxed);
+	uint32_t head = atomic_load_explicit(&rq->head, memory_order_acquire);
 
-	if (atomic_load_explicit(&rq->head, memory_order_acquire) == tail)
+	assert(head - tail <= rq->max_wr);
+	if (head == tail)
 		return false;
 	const struct rwqe *w = &rq->wqe[tail & (rq->size - 1)];
 	out->wr_id = w->wr_id;

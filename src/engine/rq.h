@@ -16,9 +16,19 @@ void rq_fini(struct rq *rq);
 /* Posts a chain; see uroce_post_recv for the codes. The poster's side of the ring: may run
  * on another thread than the engine, one poster at a time. */
 int rq_post(struct rq *rq, const struct uroce_recv_wr *wr, const struct uroce_recv_wr **bad_wr);
-static inline uint32_t rq_count(const struct rq *rq) { return rq->head - rq->tail; }
-/* Empties the queue without completions. */
-static inline void rq_clear(struct rq *rq) { rq->tail = rq->head; }
+/* WQEs posted and not taken, as the engine sees them: head with acquire (rq_post's
+ * store), tail its own. */
+static inline uint32_t rq_count(const struct rq *rq)
+{
+	return atomic_load_explicit(&rq->head, memory_order_acquire) -
+	       atomic_load_explicit(&rq->tail, memory_order_relaxed);
+}
+/* Empties the queue without completions, at RESET, when nobody posts (qp_reset). */
+static inline void rq_clear(struct rq *rq)
+{
+	atomic_store_explicit(&rq->tail, atomic_load_explicit(&rq->head, memory_order_relaxed),
+			      memory_order_relaxed);
+}
 /* Moves the oldest WQE into *out (out->sge must have max_sge entries); false when empty. */
 bool rq_take(struct rq *rq, struct rwqe *out);
 /* Takes the next receive WQE of a QP, from its SRQ or its own queue. */

@@ -6,6 +6,7 @@
 #ifndef UROCE_ENGINE_WR_H
 #define UROCE_ENGINE_WR_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -38,6 +39,7 @@ const struct wr_info *wr_info(enum uroce_wr_opcode op);
 /* Position of packet k of n. */
 static inline enum pkt_pos pkt_pos(uint32_t k, uint32_t n)
 {
+	assert(k < n);
 	if (n == 1)
 		return POS_ONLY;
 	return k == 0 ? POS_FIRST : k + 1 == n ? POS_LAST : POS_MIDDLE;

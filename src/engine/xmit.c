@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "xmit.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "wire/build.h"
@@ -11,6 +12,9 @@ void xmit(struct uroce_qp *qp, struct uroce_txbatch *tx, struct xmit_pkt *pkt, u
 	const struct uroce_ah_attr *av = pkt->av;
 	const struct uroce_io_addr *src = &dev->cfg.gid[av->sgid_index];
 	struct uroce_io_pkt *out = &tx->pkts[tx->n];
+
+	/* The callers' turns make one packet each, and start only with room for it. */
+	assert(tx->n < tx->max);
 	struct uroce_rocev2_net net = {
 		.ipv6 = src->ipv6,
 		.tclass = av->traffic_class,

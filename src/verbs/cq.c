@@ -42,7 +42,8 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
 	struct uv_comp_channel *ch = (struct uv_comp_channel *)channel;
 
-	if (channel->refcnt)
+	/* Acquire: a CQ destroyed on another thread is done with the channel (its release). */
+	if (__atomic_load_n(&channel->refcnt, __ATOMIC_ACQUIRE))
 		return uv_fail(EBUSY);
 	while (ch->stubs) {
 		struct uv_cq *stub = ch->stubs;
@@ -154,8 +155,8 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
 	pthread_mutex_init(&cq->ibv.mutex, NULL);
 	pthread_cond_init(&cq->ibv.cond, NULL);
 	pthread_mutex_init(&cq->poll_lock, NULL);
-	if (channel)
-		__atomic_add_fetch(&channel->refcnt, 1, __ATOMIC_SEQ_CST);
+	if (channel) /* a count: relaxed (the channel outlives the call, the caller sees to it) */
+		__atomic_add_fetch(&channel->refcnt, 1, __ATOMIC_RELAXED);
 	return &cq->ibv;
 }
 
@@ -207,7 +208,8 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 			ch->stubs = cq;
 		}
 		pthread_mutex_unlock(&ch->lock);
-		__atomic_sub_fetch(&ch->ibv.refcnt, 1, __ATOMIC_SEQ_CST);
+		/* Release: this CQ's use of the channel ends here (ibv_destroy_comp_channel). */
+		__atomic_sub_fetch(&ch->ibv.refcnt, 1, __ATOMIC_RELEASE);
 	}
 	if (!stub)
 		free(cq);

@@ -65,8 +65,9 @@ struct uv_port {
 	_Atomic bool stop;
 	_Atomic bool sleeping;  /* the thread is (about to be) asleep in sleep_until */
 	_Atomic bool napping;   /* the thread naps while an application polls (progress.c) */
-	_Atomic bool kicked;    /* work was posted since the thread last looked */
-	_Atomic bool posted;    /* work was posted since the last round wrote packets */
+	/* Work was posted, or the engine changed, since a round last wrote packets: the next
+	 * round writes, and a sleeping thread is woken for it (uv_port_posted). */
+	_Atomic bool posted;
 	unsigned refs;          /* open contexts */
 	struct uv_cq *armed;    /* CQs with a notification request, linked by next_armed */
 	struct uv_context *contexts; /* for asynchronous events */

@@ -7,9 +7,13 @@
  * With nothing to do (after spin_us without traffic, 0 by default) it sleeps in ppoll on the
  * backend's descriptor and an eventfd doorbell, with the engine's next deadline (or a delayed
  * impaired packet's) as its timeout. While an application thread polls, it naps (nap).
- * Applications ring the doorbell only when the thread sleeps: posting sets `kicked`, and the
- * thread announces `sleeping` before it looks at `kicked` a last time (both sequentially
- * consistent), so one of the two always sees the other.
+ * Applications ring the doorbell only when the thread sleeps: posting sets `posted`, then
+ * looks at `sleeping`; the thread sets `sleeping`, then looks at `posted` a last time. A store
+ * then a load on each side, all four sequentially consistent: one of the two always sees the
+ * other (uv_port_posted).
+ *
+ * Memory orders: every atomic access spells its order, with the reason where it is not the
+ * plain acquire/release of a flag that publishes data (docs/verbs.md "Threads and locks").
  *
  * The passive side of RDMA WRITE, READ and atomics needs nothing from the application: the
  * thread answers on its own, as a NIC would. */
@@ -130,14 +134,17 @@ static void ring(struct uv_port *p)
 	}
 }
 
+/* The last context is closing: nobody else uses the port. stop is relaxed: it publishes
+ * nothing, the doorbell written after it wakes the thread that reads it, and pthread_join
+ * orders what follows. */
 static void port_stop(struct uv_port *p)
 {
-	if (!p->running)
+	if (!atomic_load_explicit(&p->running, memory_order_relaxed))
 		return;
-	atomic_store(&p->stop, true);
+	atomic_store_explicit(&p->stop, true, memory_order_relaxed);
 	ring(p);
 	pthread_join(p->thread, NULL);
-	atomic_store(&p->running, false);
+	atomic_store_explicit(&p->running, false, memory_order_relaxed);
 }
 
 void uv_port_close(struct uv_port *p)
@@ -231,18 +238,17 @@ void uv_port_deliver(struct uv_port *p)
 	}
 }
 
-/* Wakes the progress thread if it sleeps (design.md: a doorbell only then). */
-static void kick(struct uv_port *p)
-{
-	atomic_store(&p->kicked, true);
-	if (atomic_load(&p->sleeping) && p->doorbell >= 0)
-		ring(p);
-}
-
+/* The next round takes the work in (send_pending: its acquire pairs with this store's
+ * release), and the progress thread wakes if it sleeps (design.md: a doorbell only then).
+ * seq_cst on both accesses here and on the thread's store of sleeping and load of posted
+ * (progress_main): a store then a load on each side, so that either this call sees the thread
+ * asleep and rings, or the thread sees posted and stays awake. Acquire and release would
+ * allow both loads to miss both stores. */
 void uv_port_posted(struct uv_port *p)
 {
-	atomic_store_explicit(&p->posted, true, memory_order_release);
-	kick(p);
+	atomic_store_explicit(&p->posted, true, memory_order_seq_cst);
+	if (atomic_load_explicit(&p->sleeping, memory_order_seq_cst) && p->doorbell >= 0)
+		ring(p);
 }
 
 void uv_port_unlock_kick(struct uv_port *p)
@@ -465,17 +471,19 @@ static void nap(struct uv_port *p, uint64_t ns)
 	struct pollfd bell = {.fd = p->doorbell, .events = POLLIN};
 	uint64_t v;
 
-	atomic_store(&p->napping, true);
-	if (!atomic_load(&p->stop) && ppoll(&bell, 1, &ts, NULL) > 0 &&
-	    read(p->doorbell, &v, sizeof(v)) < 0) {
+	/* napping is relaxed: a hint. An application that misses it lets the nap run out
+	 * (UV_NAP_MAX_NS at most), one that sees it late rings a doorbell the next sleep takes. */
+	atomic_store_explicit(&p->napping, true, memory_order_relaxed);
+	if (!atomic_load_explicit(&p->stop, memory_order_relaxed) &&
+	    ppoll(&bell, 1, &ts, NULL) > 0 && read(p->doorbell, &v, sizeof(v)) < 0) {
 		/* EAGAIN: another reader took it */
 	}
-	atomic_store(&p->napping, false);
+	atomic_store_explicit(&p->napping, false, memory_order_relaxed);
 }
 
 void uv_port_end_nap(struct uv_port *p)
 {
-	if (atomic_load(&p->napping))
+	if (atomic_load_explicit(&p->napping, memory_order_relaxed))
 		ring(p);
 }
 
@@ -487,8 +495,7 @@ static void *progress_main(void *arg)
 	uint64_t nap_ns = UV_NAP_MIN_NS;
 	size_t moved;
 
-	while (!atomic_load(&p->stop)) {
-		atomic_store(&p->kicked, false);
+	while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) { /* see port_stop */
 		/* An application polling its CQ runs the rounds itself: stay out of its way, but
 		 * keep watching, since it may stop polling at any time. Never wait on round_lock:
 		 * its holder would pay a futex wake for it. */
@@ -519,13 +526,14 @@ static void *progress_main(void *arg)
 				sched_yield();
 			continue;
 		}
-		/* Posting sets its flags, then looks at `sleeping`; the thread sets `sleeping`, then
-		 * looks at the flags (all sequentially consistent): one of the two sees the other,
-		 * so nothing is left behind a sleep. */
-		atomic_store(&p->sleeping, true);
-		if (!atomic_load(&p->kicked) && !atomic_load(&p->posted))
+		/* Posting stores `posted`, then looks at `sleeping`; the thread stores `sleeping`,
+		 * then looks at `posted` (all four seq_cst, uv_port_posted): one of the two sees
+		 * the other, so nothing is left behind a sleep. Clearing `sleeping` is relaxed: a
+		 * poster that still sees it rings once more, and the next sleep takes that ring. */
+		atomic_store_explicit(&p->sleeping, true, memory_order_seq_cst);
+		if (!atomic_load_explicit(&p->posted, memory_order_seq_cst))
 			sleep_until(p, deadline, now);
-		atomic_store(&p->sleeping, false);
+		atomic_store_explicit(&p->sleeping, false, memory_order_relaxed);
 		now = last_busy = uroce_udp_now();
 	}
 	return NULL;
@@ -640,7 +648,8 @@ int uv_port_start(struct uv_port *p)
 	size_t i;
 	int err;
 
-	if (p->running)
+	/* Relaxed: its writers hold the port lock, as this caller does. */
+	if (atomic_load_explicit(&p->running, memory_order_relaxed))
 		return 0;
 	if (!p->bufs && !(p->bufs = malloc(sizeof(*p->bufs))))
 		return ENOMEM;
@@ -663,6 +672,8 @@ int uv_port_start(struct uv_port *p)
 		errno = err;
 		goto fail;
 	}
+	/* Release: pollers that see it running (acquire) use the backend and buffers set up
+	 * above without the port lock (uv_port_poll, uv_port_flush, port_at_exit). */
 	atomic_store_explicit(&p->running, true, memory_order_release);
 	return 0;
 fail:

@@ -31,6 +31,7 @@ IC_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 IC_TMP=$(mktemp -d "${TMPDIR:-/tmp}/uroce-$IC_TEST.XXXXXX")
 IC_PASSED=0
 IC_FAILED=0
+IC_SKIPPED=0
 IC_FAILED_NAMES=()
 IC_PIDS=()
 IC_START=$SECONDS
@@ -94,8 +95,28 @@ if nm -D "$IC_LIBDIR/libibverbs.so.1" 2>/dev/null | grep -q ' __asan_init' ||
 	export UBSAN_OPTIONS="print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 	echo "sanitizer build: LD_PRELOAD=$IC_PRELOAD, leak check of uroce's own allocations"
 fi
+# A library built with -DUROCE_TSAN=ON: ThreadSanitizer's runtime must be in the process from
+# its first instruction (it intercepts libc and pthread), so it is preloaded as well. A report
+# stops the program at once with exit code 66 (halt_on_error), which fails the case whatever
+# the program would have done next, and its "WARNING: ThreadSanitizer" lines are error lines
+# (IC_ERRORS). The runtime's sleep at exit (1 s) is cut to 50 ms, as for the other tests
+# (tests/CMakeLists.txt). tsan.supp names the only reports tolerated: inside the programs
+# themselves, never in uroce.
+IC_TSAN=0
+if ldd "$IC_LIBDIR/libibverbs.so.1" 2>/dev/null | grep -q libtsan; then
+	IC_TSAN=1
+	IC_PRELOAD=$(ldd "$IC_LIBDIR/libibverbs.so.1" | awk '$1 ~ /^libtsan\./ { print $3 }')
+	if [ -z "$IC_PRELOAD" ] || [ ! -e "$IC_PRELOAD" ]; then
+		echo "FAIL: $IC_LIBDIR/libibverbs.so.1 is built with TSan but its runtime was not found"
+		exit 1
+	fi
+	export TSAN_OPTIONS="halt_on_error=1:atexit_sleep_ms=50:second_deadlock_stack=1:suppressions=$IC_HERE/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+	echo "ThreadSanitizer build: LD_PRELOAD=$IC_PRELOAD, a report fails the case"
+fi
 IC_TIMEOUT=${UROCE_INTEROP_TIMEOUT:-60}
-[ "$IC_SANITIZED" = 1 ] && [ -z "${UROCE_INTEROP_TIMEOUT:-}" ] && IC_TIMEOUT=180
+if [ -z "${UROCE_INTEROP_TIMEOUT:-}" ] && { [ "$IC_SANITIZED" = 1 ] || [ "$IC_TSAN" = 1 ]; }; then
+	IC_TIMEOUT=180
+fi
 
 # ic_cmd [VAR=VALUE...] -- PROGRAM ARGS...: sets IC_CMD to the command line that runs PROGRAM
 # against the uroce library with that environment, within IC_TIMEOUT. Callers run
@@ -133,6 +154,13 @@ ic_pass()
 	IC_PASSED=$((IC_PASSED + 1))
 }
 
+# ic_skip_case NAME REASON: a case this build cannot run, said so; the rest of the test runs.
+ic_skip_case()
+{
+	echo "SKIP $1: $2"
+	IC_SKIPPED=$((IC_SKIPPED + 1))
+}
+
 ic_fail()
 {
 	echo "FAIL $1: $2"
@@ -158,7 +186,11 @@ ic_finish()
 		echo "$IC_TEST: no case ran"
 		exit 1
 	fi
-	echo "$IC_TEST: all $IC_PASSED cases passed in ${t}s"
+	if [ "$IC_SKIPPED" -gt 0 ]; then
+		echo "$IC_TEST: all $IC_PASSED cases passed, $IC_SKIPPED skipped, in ${t}s"
+	else
+		echo "$IC_TEST: all $IC_PASSED cases passed in ${t}s"
+	fi
 	exit 0
 }
 

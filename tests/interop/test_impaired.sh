@@ -53,6 +53,13 @@ pt uc_write_bw perftest:- perftest:- 19177 ib_write_bw -c UC -D 1
 pt ud_send_bw perftest:- perftest:- 19178 ib_send_bw -c UD -s 2048 -D 1
 pt uc_send_lat perftest:- perftest:- 19179 ib_send_lat -c UC -D 1
 pt ud_send_lat perftest:- perftest:- 19180 ib_send_lat -c UD -D 1
-pt uc_write_lat perftest:- perftest:- 19181 ib_write_lat -c UC -D 1
+# A lost WRITE leaves both sides spinning on memory until the SIGALRM of -D ends the test.
+# ThreadSanitizer delivers a signal only when the thread next calls into libc, which that
+# spin never does: under TSan the run could never end, on any fabric.
+if [ "$IC_TSAN" = 1 ]; then
+	ic_skip_case uc_write_lat "ThreadSanitizer holds -D's SIGALRM back from a program spinning on memory"
+else
+	pt uc_write_lat perftest:- perftest:- 19181 ib_write_lat -c UC -D 1
+fi
 
 ic_finish
