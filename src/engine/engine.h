@@ -429,10 +429,10 @@ int uroce_pd_dealloc(struct uroce_pd *pd);
 int uroce_mr_reg(struct uroce_pd *pd, void *addr, uint64_t length, uint64_t iova,
 		 unsigned access, struct uroce_mr **out);
 /* Re-registers mr (ibv_rereg_mr(3): conceptually a deregistration followed by a
- * registration, keeping the object): every attribute is replaced by the given one, the
- * region becomes valid again, and it gets new keys in the same table slot, so that the old
- * keys reach nothing. Returns UROCE_EINVAL, with mr unchanged, for attributes uroce_mr_reg
- * would refuse or a PD of another device. */
+ * registration, keeping the object): every attribute is replaced by the given one at once
+ * and the region becomes valid again; the keys stay, so that they reach the new range with
+ * the new rights and PD. Returns UROCE_EINVAL, with mr unchanged, for attributes
+ * uroce_mr_reg would refuse or a PD of another device. */
 int uroce_mr_rereg(struct uroce_mr *mr, struct uroce_pd *pd, void *addr, uint64_t length,
 		   uint64_t iova, unsigned access);
 /* Always succeeds; later accesses with its keys fail. */

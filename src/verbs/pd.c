@@ -117,9 +117,8 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
  * re-registers in place (uroce_mr_rereg), which refuses what it refuses without changing
  * the MR, so every failure here leaves the old MR valid: IBV_REREG_MR_ERR_INPUT with errno.
  * A new range is seen by the network at its own address (rdma-core passes addr as the
- * HCA virtual address). The keys change, as a deregistration followed by a registration
- * would change them: callers read mr->lkey and mr->rkey again. Fork needs nothing here
- * (misc.c), so the fork error codes never occur. */
+ * HCA virtual address). The keys stay (uroce_mr_rereg), as mlx5 and rxe keep them. Fork
+ * needs nothing here (misc.c), so the fork error codes never occur. */
 int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr, size_t length,
 		 int access)
 {
@@ -164,9 +163,6 @@ int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr
 	ibmr->pd = new_pd;
 	ibmr->addr = new_addr;
 	ibmr->length = new_length;
-	ibmr->lkey = uroce_mr_lkey(mr->eng);
-	ibmr->rkey = uroce_mr_rkey(mr->eng);
-	ibmr->handle = ibmr->lkey;
 	mr->iova = new_iova;
 	mr->access = new_access;
 	return 0;
