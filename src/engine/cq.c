@@ -116,6 +116,32 @@ void cq_forget_qp(struct uroce_cq *cq, const struct uroce_qp *qp)
 			cq->ring[i & (cq->size - 1)].qp = NULL;
 }
 
+void uroce_cq_drop_qp(struct uroce_cq *cq, const struct uroce_qp *qp)
+{
+	uint32_t head = atomic_load_explicit(&cq->head, memory_order_relaxed);
+	uint32_t tail = atomic_load_explicit(&cq->tail, memory_order_relaxed);
+	uint32_t mask = cq->size - 1, dropped = 0, dropped_staged = 0;
+
+	/* Newest first, each kept entry moving up by the number dropped after it: the order
+	 * stays, and head, tail and staged only move forward (the producer's full test and
+	 * the notification count rely on that). */
+	for (uint32_t n = cq->staged - head; n--;) {
+		uint32_t i = head + n;
+		const struct uroce_wc *wc = &cq->ring[i & mask];
+
+		if (wc->qp == qp && !(qp->srq && wc->opcode & UROCE_WC_RECV)) {
+			dropped++;
+			dropped_staged += n >= tail - head;
+		} else if (dropped) {
+			cq->ring[(i + dropped) & mask] = *wc;
+			cq->due[(i + dropped) & mask] = cq->due[i & mask];
+		}
+	}
+	/* Release, as a poll's: the slots were read before the producer may reuse them. */
+	atomic_store_explicit(&cq->head, head + dropped, memory_order_release);
+	atomic_store_explicit(&cq->tail, tail + dropped_staged, memory_order_release);
+}
+
 int uroce_cq_poll(struct uroce_cq *cq, struct uroce_wc *wc, int n)
 {
 	uint32_t head = atomic_load_explicit(&cq->head, memory_order_relaxed);

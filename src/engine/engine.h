@@ -460,8 +460,15 @@ int uroce_cq_destroy(struct uroce_cq *cq);
  * engine that may run on another thread while the device's owner runs the engine: the CQ is a
  * single-producer single-consumer ring (pollers of one CQ must still take turns). */
 int uroce_cq_poll(struct uroce_cq *cq, struct uroce_wc *wc, int n);
-/* Completions published since creation (a free-running count: compare for change).
- * Thread-safe like uroce_cq_poll. */
+/* Removes qp's completions that no poll has taken yet, published or staged, as rdma-core's
+ * providers clean their CQs when a QP moves to RESET or is destroyed (mlx5_cq_clean, and
+ * mlx4's, mthca's, hns's): a QP that starts again, or a new QP with its number, is not
+ * blamed for the old one's completions. Completions of receives from an SRQ stay: each
+ * took one of the SRQ's WQEs, whose buffer the application learns is free from it alone.
+ * Acts as the consumer: the caller keeps pollers of this CQ out, as well as the engine. */
+void uroce_cq_drop_qp(struct uroce_cq *cq, const struct uroce_qp *qp);
+/* Completions published since creation (a free-running count: compare for change; dropping
+ * staged completions moves it too). Thread-safe like uroce_cq_poll. */
 uint32_t uroce_cq_pushed(const struct uroce_cq *cq);
 /* Published completions waiting to be polled. Thread-safe like uroce_cq_poll. */
 uint32_t uroce_cq_count(const struct uroce_cq *cq);

@@ -273,6 +273,43 @@ int uv_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 	return got;
 }
 
+void uv_qp_cqs_lock(struct ibv_qp *qp, bool lock)
+{
+	struct uv_cq *a = to_uv_cq(qp->send_cq), *b = to_uv_cq(qp->recv_cq);
+
+	if ((uintptr_t)a > (uintptr_t)b) {
+		struct uv_cq *t = a;
+		a = b;
+		b = t;
+	}
+	if (lock) {
+		pthread_mutex_lock(&a->poll_lock);
+		if (b != a)
+			pthread_mutex_lock(&b->poll_lock);
+	} else {
+		if (b != a)
+			pthread_mutex_unlock(&b->poll_lock);
+		pthread_mutex_unlock(&a->poll_lock);
+	}
+}
+
+static void cq_drop_qp(struct uv_cq *cq, struct ibv_qp *qp)
+{
+	uint32_t before = uroce_cq_pushed(cq->eng);
+
+	uroce_cq_drop_qp(cq->eng, to_uv_qp(qp)->eng);
+	/* Dropping staged completions moves the count: not a new completion. */
+	if (cq->armed && cq->armed_at == before)
+		cq->armed_at = uroce_cq_pushed(cq->eng);
+}
+
+void uv_qp_cqs_drop(struct ibv_qp *qp)
+{
+	cq_drop_qp(to_uv_cq(qp->send_cq), qp);
+	if (qp->recv_cq != qp->send_cq)
+		cq_drop_qp(to_uv_cq(qp->recv_cq), qp);
+}
+
 /* Solicited-only requests are met by any completion: an event that comes early is allowed
  * (the consumer polls after every event), one that never comes would not be. */
 int uv_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)

@@ -198,6 +198,13 @@ void uv_port_end_nap(struct uv_port *port);
 
 /* cq.c */
 void uv_cq_fire(struct uv_cq *cq);
+/* Takes (lock true) or gives back the poll locks of qp's CQs, in address order, so that the
+ * caller is their only consumer; before the port lock, which no poller holds while it
+ * waits for a poll lock. */
+void uv_qp_cqs_lock(struct ibv_qp *qp, bool lock);
+/* uroce_cq_drop_qp on the QP's CQs, under uv_qp_cqs_lock and the port lock; a notification
+ * request waiting for a new completion keeps waiting for one. */
+void uv_qp_cqs_drop(struct ibv_qp *qp);
 int uv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 int uv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 

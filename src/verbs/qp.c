@@ -293,12 +293,23 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *in, int mask)
 	a.retry_cnt = in->retry_cnt;
 	a.rnr_retry = in->rnr_retry;
 
+	/* RESET also takes the QP's completions out of its CQs (uroce_cq_drop_qp), as the
+	 * providers of RDMA NICs do: the QP starts again with nothing of its past. */
+	bool reset = (mask & IBV_QP_STATE) && in->qp_state == IBV_QPS_RESET;
+
+	if (reset)
+		uv_qp_cqs_lock(ibqp, true);
 	uv_port_flush(port);
 	pthread_mutex_lock(&port->lock);
 	err = uroce_qp_modify(qp->eng, &a, (unsigned)mask);
-	if (!err)
+	if (!err) {
 		ibqp->state = (enum ibv_qp_state)uroce_qp_state(qp->eng);
+		if (reset)
+			uv_qp_cqs_drop(ibqp);
+	}
 	uv_port_unlock_kick(port); /* a move to ERR flushes: completions to deliver */
+	if (reset)
+		uv_qp_cqs_lock(ibqp, false);
 	return uv_fail(uv_errno(err));
 }
 
@@ -370,10 +381,15 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	struct uv_port *port = port_of(ibqp->context);
 	int err;
 
+	/* Its completions go with it (uroce_cq_drop_qp), as with the providers of RDMA NICs: a
+	 * later QP may get its number. */
+	uv_qp_cqs_lock(ibqp, true);
 	uv_port_flush(port);
 	pthread_mutex_lock(&port->lock);
+	uv_qp_cqs_drop(ibqp);
 	err = uroce_qp_destroy(qp->eng);
 	pthread_mutex_unlock(&port->lock);
+	uv_qp_cqs_lock(ibqp, false);
 	if (err)
 		return uv_fail(uv_errno(err));
 	uv_port_posted(port); /* its staged completions wait for nothing now: a round publishes */

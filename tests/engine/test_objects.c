@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Step 1 of the engine: protection domains, memory regions (access rules, keys, the
- * overflow-safe range check), CQs (overrun as an asynchronous error), SRQs, and the QP
+ * overflow-safe range check), CQs (overrun as an asynchronous error, a QP's completions
+ * taken out), SRQs, and the QP
  * state machine of IBA 10.3.1 with the attribute rules of 11.2.4.2, for RC, UC and UD: every
  * (from, to) pair is tried, legal ones with exactly their required attributes, each
  * required attribute left out in turn, a foreign attribute added, and bad values. */
-#include "harness.h"
+#include "inject.h"
 
 #include "engine/mr.h"
 
@@ -272,6 +273,91 @@ static void test_IBA11_6_3_cq_overrun(void **state)
 	assert_int_equal(uroce_cq_destroy(cq), 0);
 	assert_int_equal(uroce_pd_dealloc(pd), 0);
 	uroce_dev_free(dev);
+}
+
+/* n receive requests posted to a QP in ERR, from wr_id first on, flushed at once. */
+static void post_flushed(struct uroce_qp *qp, uint64_t first, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct uroce_recv_wr r = {.wr_id = first + (uint64_t)i};
+		const struct uroce_recv_wr *bad;
+		assert_int_equal(uroce_post_recv(qp, &r, &bad), 0);
+	}
+	uroce_dev_take_posted(qp->dev);
+	uroce_dev_publish(qp->dev);
+}
+
+static struct uroce_qp *qp_in_error(struct uroce_pd *pd, struct uroce_cq *cq)
+{
+	struct uroce_qp_init_attr init = {.send_cq = cq, .recv_cq = cq, .qp_type = UROCE_QPT_RC,
+					  .cap = {.max_send_wr = 8, .max_recv_wr = 8}};
+	struct uroce_qp_attr a = {.qp_state = UROCE_QPS_ERR};
+	struct uroce_qp *qp;
+	assert_int_equal(uroce_qp_create(pd, &init, &qp), 0);
+	assert_int_equal(uroce_qp_modify(qp, &a, UROCE_QPA_STATE), 0);
+	return qp;
+}
+
+/* uroce_cq_drop_qp takes a QP's completions out of a CQ, published ones and staged ones
+ * (waiting for the ACK their QP owes), and keeps every other completion in its order and
+ * its visibility; the counts only move forward, and the ring is reused across its end. */
+static void test_cq_drop_qp(void **state)
+{
+	struct inj_opts o = {.epsn = 10};
+	struct inj *t = inj_new(&o);
+	struct h_buf b = inj_buf(t, 256, 1);
+	static const uint8_t data[16];
+	struct uroce_wc wc[8];
+	(void)state;
+
+	h_post_recv(t->qp, 100, &b, 0, 256);
+	struct uroce_qp *q = qp_in_error(t->pd, t->cq);
+	post_flushed(q, 1, 2);                         /* published: q1 q2 */
+	struct inj_hdr h = {.opcode = UROCE_OP_RC_SEND_ONLY, .psn = 10, .ackreq = true,
+			    .payload = data, .len = sizeof(data)};
+	inj_send(t, &h);                               /* staged: t's, its ACK unsent */
+	post_flushed(q, 3, 1);                         /* staged behind it: q3 */
+	assert_int_equal(uroce_cq_count(t->cq), 2);
+	uint32_t pushed = uroce_cq_pushed(t->cq);
+
+	/* t's staged completion goes; q3 stays staged, and shows once published. */
+	uroce_cq_drop_qp(t->cq, t->qp);
+	assert_int_equal(uroce_cq_count(t->cq), 2);
+	assert_int_equal(uroce_cq_pushed(t->cq), pushed + 1);
+	uroce_dev_publish(t->dev);
+	assert_int_equal(uroce_cq_poll(t->cq, wc, 8), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(wc[i].wr_id, (uint64_t)i + 1);
+		assert_ptr_equal(wc[i].qp, q);
+	}
+	/* The ACK is still owed and sent: dropping a completion answers nothing. */
+	assert_int_equal(inj_out(t), 1);
+	inj_expect_ack(&t->o[0], 0x1F, 10);
+	assert_int_equal(uroce_cq_poll(t->cq, wc, 8), 0);
+
+	/* A ring of 4 used across its end: q4 r1 | q5 r2 q6 r3, polled up to the bar. */
+	struct uroce_cq *cq;
+	assert_int_equal(uroce_cq_create(t->dev, 4, &cq), 0);
+	struct uroce_qp *q2 = qp_in_error(t->pd, cq), *r = qp_in_error(t->pd, cq);
+	post_flushed(q2, 4, 1);
+	post_flushed(r, 11, 1);
+	assert_int_equal(uroce_cq_poll(cq, wc, 2), 2);
+	post_flushed(q2, 5, 1);
+	post_flushed(r, 12, 1);
+	post_flushed(q2, 6, 1);
+	post_flushed(r, 13, 1);
+	uroce_cq_drop_qp(cq, q2);
+	assert_int_equal(uroce_cq_count(cq), 2);
+	/* Room for two more: the ring holds 4. */
+	post_flushed(r, 14, 2);
+	assert_int_equal(uroce_cq_poll(cq, wc, 8), 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(wc[i].wr_id, (uint64_t)i + 12);
+		assert_int_equal(wc[i].qp_num, uroce_qp_num(r));
+	}
+	assert_int_equal(uroce_cq_poll(cq, wc, 0), 0); /* no overrun */
+	h_buf_free(&b);
+	inj_free(t);
 }
 
 static void test_objects_in_use(void **state)
@@ -772,6 +858,7 @@ int main(void)
 		cmocka_unit_test(test_mr_rereg),
 		cmocka_unit_test(test_range_check_overflow_safe),
 		cmocka_unit_test(test_IBA11_6_3_cq_overrun),
+		cmocka_unit_test(test_cq_drop_qp),
 		cmocka_unit_test(test_objects_in_use),
 		cmocka_unit_test(test_qpn_cyclic),
 		cmocka_unit_test(test_IBA11_2_4_2_every_transition),

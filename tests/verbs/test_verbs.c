@@ -998,6 +998,115 @@ static void test_rereg_mr(void **state)
 	free(m2);
 }
 
+static void to_error(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+}
+
+/* The next completion of E.cq has this wr_id and QP, and none follows (nothing else is in
+ * flight: a round that finds nothing more ends the wait). */
+static void expect_only(uint64_t wr_id, const struct ibv_qp *qp)
+{
+	struct ibv_wc wc = wait_wc();
+
+	assert_int_equal(wc.wr_id, wr_id);
+	assert_int_equal(wc.qp_num, qp->qp_num);
+	assert_int_equal(ibv_poll_cq(E.cq, 1, &wc), 0);
+}
+
+/* A QP moved to RESET, or destroyed, takes its completions not yet polled out of its CQs, as
+ * the providers of RDMA NICs do (mlx5_cq_clean): rdma-core's test_mr_rereg_pd and
+ * test_mr_rereg_addr restart QPs that were in ERR and then expect their next completion to
+ * be new, not an old flush. Other QPs' completions stay, and so does a receive completion
+ * from an SRQ (it tells that the SRQ's buffer was used). */
+static void test_reset_drops_completions(void **state)
+{
+	struct ibv_qp *a = make_qp(IBV_QPT_RC, 0), *b = make_qp(IBV_QPT_RC, 0);
+	struct ibv_qp *c = make_qp(IBV_QPT_RC, 0), *d;
+	(void)state;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	connect_rc(a, b->qp_num);
+	connect_rc(b, a->qp_num);
+	connect_rc(c, b->qp_num); /* receive requests need INIT or later */
+	post_recv(a, 0, 64, 10);
+	post_recv(a, 0, 64, 11);
+	post_recv(c, 0, 64, 30);
+	to_error(a); /* flushes 10 and 11 */
+	to_error(c); /* flushes 30 */
+	struct ibv_qp_attr reset = {.qp_state = IBV_QPS_RESET};
+	assert_int_equal(ibv_modify_qp(a, &reset, IBV_QP_STATE), 0);
+	expect_only(30, c);
+
+	/* Connected again, a starts afresh: its next completion is a new one. */
+	connect_rc(a, b->qp_num);
+	assert_int_equal(ibv_modify_qp(b, &reset, IBV_QP_STATE), 0);
+	connect_rc(b, a->qp_num);
+	post_recv(b, 0, 64, 21);
+	struct ibv_sge sge = {(uintptr_t)E.buf + 4096, 64, E.mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = 12, .sg_list = &sge, .num_sge = 1,
+				 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED}, *bad;
+	assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+	struct ibv_wc wc[2];
+	for (int got = 0; got < 2; got += ibv_poll_cq(E.cq, 2 - got, wc + got)) {
+	}
+	assert_int_equal(wc[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(wc[1].status, IBV_WC_SUCCESS);
+	assert_int_equal(wc[0].wr_id + wc[1].wr_id, 12 + 21);
+
+	/* Destroyed with a completion unpolled: it goes too. */
+	d = make_qp(IBV_QPT_RC, 0);
+	assert_non_null(d);
+	connect_rc(d, b->qp_num);
+	assert_int_equal(ibv_modify_qp(c, &reset, IBV_QP_STATE), 0);
+	connect_rc(c, b->qp_num);
+	post_recv(c, 0, 64, 31);
+	post_recv(d, 0, 64, 40);
+	to_error(c);
+	to_error(d);
+	assert_int_equal(ibv_destroy_qp(c), 0);
+	expect_only(40, d);
+
+	/* A receive from an SRQ completed, then its QP reset: the completion stays. */
+	struct ibv_srq_init_attr si = {.attr = {.max_wr = 4, .max_sge = 1}};
+	struct ibv_srq *srq = ibv_create_srq(E.pd, &si);
+	struct ibv_cq *cq2 = ibv_create_cq(E.ctx, 16, NULL, NULL, 0);
+	assert_non_null(srq);
+	assert_non_null(cq2);
+	struct ibv_qp_init_attr qi = {.send_cq = E.cq, .recv_cq = E.cq, .srq = srq,
+				      .cap = {.max_send_wr = 4, .max_send_sge = 1},
+				      .qp_type = IBV_QPT_RC};
+	struct ibv_qp *s = ibv_create_qp(E.pd, &qi);
+	qi.srq = NULL;
+	qi.send_cq = qi.recv_cq = cq2;
+	qi.cap.max_recv_wr = qi.cap.max_recv_sge = 1;
+	struct ibv_qp *x = ibv_create_qp(E.pd, &qi);
+	assert_non_null(s);
+	assert_non_null(x);
+	connect_rc(s, x->qp_num);
+	connect_rc(x, s->qp_num);
+	struct ibv_recv_wr rwr = {.wr_id = 50, .sg_list = &sge, .num_sge = 1}, *rbad;
+	assert_int_equal(ibv_post_srq_recv(srq, &rwr, &rbad), 0);
+	wr.wr_id = 60;
+	assert_int_equal(ibv_post_send(x, &wr, &bad), 0);
+	while (ibv_poll_cq(cq2, 1, wc) == 0) { /* acknowledged: s has received it */
+	}
+	assert_int_equal(wc[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(ibv_modify_qp(s, &reset, IBV_QP_STATE), 0);
+	expect_only(50, s);
+
+	assert_int_equal(ibv_destroy_qp(s), 0);
+	assert_int_equal(ibv_destroy_qp(x), 0);
+	assert_int_equal(ibv_destroy_cq(cq2), 0);
+	assert_int_equal(ibv_destroy_srq(srq), 0);
+	assert_int_equal(ibv_destroy_qp(a), 0);
+	assert_int_equal(ibv_destroy_qp(b), 0);
+	assert_int_equal(ibv_destroy_qp(d), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1012,6 +1121,7 @@ int main(void)
 		cmocka_unit_test(test_create_qp_ex_fields),
 		cmocka_unit_test(test_device_attrs_consistent),
 		cmocka_unit_test(test_rereg_mr),
+		cmocka_unit_test(test_reset_drops_completions),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
