@@ -52,6 +52,38 @@ int uroce_cq_destroy(struct uroce_cq *cq)
 	return 0;
 }
 
+int uroce_cq_resize(struct uroce_cq *cq, uint32_t depth)
+{
+	uint32_t head = atomic_load_explicit(&cq->head, memory_order_relaxed);
+	uint32_t size, old_mask = cq->size - 1, mask;
+	struct uroce_wc *ring;
+	uint32_t *due;
+
+	if (!depth || depth > UROCE_MAX_CQE || depth < cq->staged - head)
+		return UROCE_EINVAL;
+	size = pow2_at_least(depth);
+	mask = size - 1;
+	ring = calloc(size, sizeof(*ring));
+	due = calloc(size, sizeof(*due));
+	if (!ring || !due) {
+		free(ring);
+		free(due);
+		return UROCE_ENOMEM;
+	}
+	/* Each entry keeps its free-running index: head, tail and staged stay as they are. */
+	for (uint32_t i = head; i != cq->staged; i++) {
+		ring[i & mask] = cq->ring[i & old_mask];
+		due[i & mask] = cq->due[i & old_mask];
+	}
+	free(cq->ring);
+	free(cq->due);
+	cq->ring = ring;
+	cq->due = due;
+	cq->size = size;
+	cq->depth = depth;
+	return 0;
+}
+
 void cq_push(struct uroce_cq *cq, const struct uroce_wc *wc)
 {
 	uint32_t slot = cq->staged & (cq->size - 1);

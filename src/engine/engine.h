@@ -454,6 +454,12 @@ int uroce_ah_destroy(struct uroce_ah *ah);
 int uroce_cq_create(struct uroce_dev *dev, uint32_t depth, struct uroce_cq **out);
 /* UROCE_EBUSY while a QP uses it. */
 int uroce_cq_destroy(struct uroce_cq *cq);
+/* Gives the ring room for depth entries (IBA 11.2.7.3 Resize CQ), keeping every completion
+ * not yet polled, published or staged, in its place in the order. UROCE_EINVAL for a depth
+ * outside 1..UROCE_MAX_CQE or below the number of completions it holds, UROCE_ENOMEM; the
+ * CQ is unchanged then. An overrun CQ stays in error. Acts as the consumer too: the caller
+ * keeps pollers of this CQ out, as well as the engine. */
+int uroce_cq_resize(struct uroce_cq *cq, uint32_t depth);
 /* Takes up to n published completions (uroce_dev_publish), oldest first; returns how many,
  * or UROCE_EIO after an overrun once the ring is empty (ibv_poll_cq returns an error then).
  * The one call of the

@@ -214,10 +214,27 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
-int ibv_resize_cq(struct ibv_cq *cq, int cqe)
+/* ibv_resize_cq(3): at least cqe entries, and no fewer than the completions the CQ holds
+ * (EINVAL). The device first takes in and sends what was posted (uv_port_flush, as
+ * ibv_modify_qp does), so that the count includes the completions a NIC would already have
+ * made of it: a UD send's completes as its datagram leaves. */
+int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
-	(void)cq, (void)cqe;
-	return uv_fail(EOPNOTSUPP);
+	struct uv_cq *cq = to_uv_cq(ibcq);
+	struct uv_port *port = port_of(ibcq->context);
+	int err;
+
+	if (cqe <= 0 || cqe > UROCE_MAX_CQE)
+		return uv_fail(EINVAL);
+	pthread_mutex_lock(&cq->poll_lock);
+	uv_port_flush(port);
+	pthread_mutex_lock(&port->lock);
+	err = uroce_cq_resize(cq->eng, (uint32_t)cqe);
+	pthread_mutex_unlock(&port->lock);
+	if (!err)
+		ibcq->cqe = cqe;
+	pthread_mutex_unlock(&cq->poll_lock);
+	return uv_fail(uv_errno(err));
 }
 
 static void wc_from_engine(const struct uroce_wc *e, struct ibv_wc *w)

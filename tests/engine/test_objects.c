@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Step 1 of the engine: protection domains, memory regions (access rules, keys, the
  * overflow-safe range check), CQs (overrun as an asynchronous error, a QP's completions
- * taken out), SRQs, and the QP
+ * taken out, resizing), SRQs, and the QP
  * state machine of IBA 10.3.1 with the attribute rules of 11.2.4.2, for RC, UC and UD: every
  * (from, to) pair is tried, legal ones with exactly their required attributes, each
  * required attribute left out in turn, a foreign attribute added, and bad values. */
@@ -356,6 +356,60 @@ static void test_cq_drop_qp(void **state)
 		assert_int_equal(wc[i].qp_num, uroce_qp_num(r));
 	}
 	assert_int_equal(uroce_cq_poll(cq, wc, 0), 0); /* no overrun */
+	h_buf_free(&b);
+	inj_free(t);
+}
+
+/* uroce_cq_resize keeps every completion it holds, published or staged, in its order and
+ * visibility, across the ring's end; it refuses a depth below what it holds, and the new
+ * depth is the one the overrun test uses. */
+static void test_IBA11_2_7_3_cq_resize(void **state)
+{
+	struct inj_opts o = {.epsn = 10};
+	struct inj *t = inj_new(&o);
+	struct h_buf b = inj_buf(t, 256, 1);
+	static const uint8_t data[16];
+	struct uroce_wc wc[8];
+	(void)state;
+
+	h_post_recv(t->qp, 100, &b, 0, 256);
+	struct uroce_qp *q = qp_in_error(t->pd, t->cq);
+	post_flushed(q, 1, 2);
+	struct inj_hdr h = {.opcode = UROCE_OP_RC_SEND_ONLY, .psn = 10, .ackreq = true,
+			    .payload = data, .len = sizeof(data)};
+	inj_send(t, &h);       /* staged until its ACK leaves */
+	post_flushed(q, 3, 1); /* staged behind it */
+	assert_int_equal(uroce_cq_resize(t->cq, 3), UROCE_EINVAL); /* holds 4 */
+	assert_int_equal(uroce_cq_resize(t->cq, 0), UROCE_EINVAL);
+	assert_int_equal(uroce_cq_resize(t->cq, UROCE_MAX_CQE + 1), UROCE_EINVAL);
+	assert_int_equal(uroce_cq_resize(t->cq, 4), 0);
+	assert_int_equal(uroce_cq_count(t->cq), 2);
+	assert_int_equal(inj_out(t), 1);
+	assert_int_equal(uroce_cq_poll(t->cq, wc, 8), 4);
+	assert_int_equal(wc[0].wr_id, 1);
+	assert_int_equal(wc[1].wr_id, 2);
+	assert_int_equal(wc[2].wr_id, 100);
+	assert_int_equal(wc[3].wr_id, 3);
+
+	/* A ring of 4 used across its end, then grown to 6 and filled. */
+	struct uroce_cq *cq;
+	assert_int_equal(uroce_cq_create(t->dev, 4, &cq), 0);
+	struct uroce_qp *r = qp_in_error(t->pd, cq);
+	post_flushed(r, 1, 3);
+	assert_int_equal(uroce_cq_poll(cq, wc, 2), 2);
+	post_flushed(r, 4, 3); /* 3 to 6 in slots 2, 3, 0, 1: full */
+	assert_int_equal(uroce_cq_resize(cq, 3), UROCE_EINVAL);
+	assert_int_equal(uroce_cq_resize(cq, 6), 0);
+	post_flushed(r, 7, 2);
+	assert_int_equal(uroce_cq_poll(cq, wc, 0), 0); /* no overrun */
+	assert_int_equal(uroce_cq_poll(cq, wc, 8), 6);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(wc[i].wr_id, (uint64_t)i + 3);
+	/* Shrunk to 2: the third completion overruns it. */
+	assert_int_equal(uroce_cq_resize(cq, 2), 0);
+	post_flushed(r, 9, 3);
+	assert_int_equal(uroce_cq_poll(cq, wc, 8), 2);
+	assert_int_equal(uroce_cq_poll(cq, wc, 8), UROCE_EIO);
 	h_buf_free(&b);
 	inj_free(t);
 }
@@ -859,6 +913,7 @@ int main(void)
 		cmocka_unit_test(test_range_check_overflow_safe),
 		cmocka_unit_test(test_IBA11_6_3_cq_overrun),
 		cmocka_unit_test(test_cq_drop_qp),
+		cmocka_unit_test(test_IBA11_2_7_3_cq_resize),
 		cmocka_unit_test(test_objects_in_use),
 		cmocka_unit_test(test_qpn_cyclic),
 		cmocka_unit_test(test_IBA11_2_4_2_every_transition),

@@ -1107,6 +1107,49 @@ static void test_reset_drops_completions(void **state)
 	assert_int_equal(ibv_destroy_qp(d), 0);
 }
 
+/* ibv_resize_cq(3): the CQ keeps what it holds and takes as many more as it now may; a size
+ * below what it holds is refused (EINVAL), counting completions of work already posted
+ * (rdma-core's test_resize_cq fills a CQ, then shrinks it at once). */
+static void test_resize_cq(void **state)
+{
+	struct ibv_cq *cq = ibv_create_cq(E.ctx, 2, NULL, NULL, 0);
+	struct ibv_qp_init_attr qi = {.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+				      .cap = {.max_send_wr = 1, .max_recv_wr = 16,
+					      .max_send_sge = 1, .max_recv_sge = 1}};
+	struct ibv_qp *qp;
+	struct ibv_wc wc[16];
+	int got = 0;
+	(void)state;
+
+	assert_non_null(cq);
+	assert_non_null(qp = ibv_create_qp(E.pd, &qi));
+	connect_rc(qp, qp->qp_num);
+	to_error(qp);
+	post_recv(qp, 0, 64, 1);
+	post_recv(qp, 0, 64, 2); /* flushed by the next round */
+	assert_int_equal(ibv_resize_cq(cq, 1), EINVAL);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(cq->cqe, 2);
+	assert_int_equal(ibv_resize_cq(cq, 0), EINVAL);
+	assert_int_equal(ibv_resize_cq(cq, 8), 0);
+	assert_int_equal(cq->cqe, 8);
+	for (uint64_t id = 3; id <= 8; id++)
+		post_recv(qp, 0, 64, id);
+	while (got < 8) {
+		int n = ibv_poll_cq(cq, 16, wc + got);
+		assert_true(n >= 0); /* not overrun */
+		got += n;
+	}
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(wc[i].wr_id, (uint64_t)i + 1);
+		assert_int_equal(wc[i].status, IBV_WC_WR_FLUSH_ERR);
+	}
+	assert_int_equal(ibv_poll_cq(cq, 16, wc), 0);
+	assert_int_equal(ibv_resize_cq(cq, 1), 0); /* empty now */
+	assert_int_equal(ibv_destroy_qp(qp), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1122,6 +1165,7 @@ int main(void)
 		cmocka_unit_test(test_device_attrs_consistent),
 		cmocka_unit_test(test_rereg_mr),
 		cmocka_unit_test(test_reset_drops_completions),
+		cmocka_unit_test(test_resize_cq),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
