@@ -259,12 +259,33 @@ struct uroce_qp_cap {
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline_data;
 };
 
+/* Which ring a block of queue memory holds (struct uroce_mem). */
+enum uroce_mem_use {
+	UROCE_MEM_SQ = 1,  /* a QP's send queue: WQEs, their SGEs and inline data */
+	UROCE_MEM_RQ = 2,  /* a QP's own receive queue: WQEs and their SGEs */
+	UROCE_MEM_SRQ = 3, /* a shared receive queue's */
+};
+/* What uroce_mem.alloc returns to have the engine allocate the block itself. */
+#define UROCE_MEM_DEFAULT ((void *)(intptr_t)-1)
+/* Where the work-request rings of a QP or an SRQ live: the allocators of a parent domain
+ * (ibv_alloc_parent_domain(3)). Each ring is one block: alloc returns size bytes, zeroed and
+ * aligned to align, NULL when it cannot (the creation fails with UROCE_ENOMEM), or
+ * UROCE_MEM_DEFAULT; free takes back what alloc gave, when the QP or SRQ is destroyed (not
+ * when uroce_dev_free finds it still there: the allocator may be gone by then). Both are
+ * called from within the create and destroy calls. */
+struct uroce_mem {
+	void *(*alloc)(void *ctx, size_t size, size_t align, enum uroce_mem_use use);
+	void (*free)(void *ctx, void *ptr, enum uroce_mem_use use);
+	void *ctx;
+};
+
 struct uroce_qp_init_attr {
 	struct uroce_cq *send_cq, *recv_cq;
 	struct uroce_srq *srq; /* NULL: the QP has its own receive queue */
 	struct uroce_qp_cap cap;
 	enum uroce_qp_type qp_type;
 	bool sq_sig_all;
+	const struct uroce_mem *mem; /* NULL: the engine allocates the rings */
 };
 
 /* ibv_qp_attr: the fields named by a mask of enum uroce_qp_attr_mask. */
@@ -345,6 +366,7 @@ struct uroce_wc {
 struct uroce_srq_attr {
 	uint32_t max_wr, max_sge;
 	uint32_t srq_limit; /* 0: disarmed; else SRQ_LIMIT_REACHED when fewer WQEs remain */
+	const struct uroce_mem *mem; /* creation only (NULL: the engine allocates the ring) */
 };
 
 enum uroce_srq_attr_mask {

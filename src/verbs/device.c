@@ -251,6 +251,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	c->vctx.query_port = query_port_full;
 	c->vctx.query_device_ex = query_device_ex;
 	c->vctx.create_qp_ex = uv_create_qp_ex;
+	c->vctx.alloc_parent_domain = uv_alloc_parent_domain;
 
 	pthread_mutex_lock(&c->port->lock);
 	c->next = c->port->contexts;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Step 1 of the engine: protection domains, memory regions (access rules, keys, the
  * overflow-safe range check), CQs (overrun as an asynchronous error, a QP's completions
- * taken out, resizing), SRQs, and the QP
+ * taken out, resizing), queue memory from a caller's allocator, SRQs, and the QP
  * state machine of IBA 10.3.1 with the attribute rules of 11.2.4.2, for RC, UC and UD: every
  * (from, to) pair is tried, legal ones with exactly their required attributes, each
  * required attribute left out in turn, a foreign attribute added, and bad values. */
@@ -412,6 +412,126 @@ static void test_IBA11_2_7_3_cq_resize(void **state)
 	assert_int_equal(uroce_cq_poll(cq, wc, 8), UROCE_EIO);
 	h_buf_free(&b);
 	inj_free(t);
+}
+
+/* A recording allocator: the blocks it gave and took back, by use. */
+struct rec_mem {
+	int given[4], taken[4];
+	size_t size[4];
+	void *block[4];
+	bool use_default, fail;
+};
+
+static void *rec_alloc(void *ctx, size_t size, size_t align, enum uroce_mem_use use)
+{
+	struct rec_mem *m = ctx;
+
+	assert_int_equal(align, 64);
+	if (m->fail)
+		return NULL;
+	if (m->use_default)
+		return UROCE_MEM_DEFAULT;
+	void *p = aligned_alloc(64, (size + 63) & ~(size_t)63);
+	assert_non_null(p);
+	memset(p, 0, size);
+	m->given[use]++;
+	m->size[use] = size;
+	m->block[use] = p;
+	return p;
+}
+
+static void rec_free(void *ctx, void *ptr, enum uroce_mem_use use)
+{
+	struct rec_mem *m = ctx;
+
+	assert_ptr_equal(ptr, m->block[use]);
+	m->taken[use]++;
+	free(ptr);
+}
+
+/* The rings of a QP (send queue, own receive queue) and of an SRQ come from the allocator
+ * given at creation, one block each, and go back to it at destroy; UROCE_MEM_DEFAULT makes
+ * the engine allocate, NULL fails the creation; objects the device still has at its end are
+ * not given back (their allocator may be gone). Work goes through rings of either kind. */
+static void test_queue_memory(void **state)
+{
+	struct h_net *net = h_net_new(1, 2, false, NULL);
+	struct uroce_pd *pd = net->node[0].pd;
+	struct uroce_cq *cq = net->node[0].cq;
+	struct rec_mem m = {0};
+	struct uroce_mem mem = {rec_alloc, rec_free, &m};
+	struct uroce_qp_init_attr init = {.send_cq = cq, .recv_cq = cq, .qp_type = UROCE_QPT_RC,
+					  .cap = {.max_send_wr = 8, .max_recv_wr = 4, .max_send_sge = 2,
+						  .max_recv_sge = 3, .max_inline_data = 64},
+					  .mem = &mem};
+	struct uroce_qp *qp, *qp2;
+	struct uroce_srq *srq;
+	(void)state;
+
+	assert_int_equal(uroce_qp_create(pd, &init, &qp), 0);
+	assert_int_equal(m.given[UROCE_MEM_SQ], 1);
+	assert_int_equal(m.given[UROCE_MEM_RQ], 1);
+	assert_true(m.size[UROCE_MEM_SQ] >= 8 * (2 * sizeof(struct uroce_sge) + 64));
+	assert_true(m.size[UROCE_MEM_RQ] >= 4 * 3 * sizeof(struct uroce_sge));
+	struct uroce_srq_attr sa = {.max_wr = 4, .max_sge = 1, .mem = &mem};
+	assert_int_equal(uroce_srq_create(pd, &sa, &srq), 0);
+	assert_int_equal(m.given[UROCE_MEM_SRQ], 1);
+
+	/* Traffic both ways through custom rings: qp (its own receive queue) and a QP on
+	 * node 1. */
+	struct h_qp_opts o = {.type = UROCE_QPT_RC};
+	struct h_buf b0 = h_buf_new(net, 0, 4096, H_ALL_ACCESS, 1);
+	struct h_buf b1 = h_buf_new(net, 1, 4096, H_ALL_ACCESS, 2);
+	struct uroce_qp *peer = h_qp_create(net, 1, &o, NULL);
+	h_qp_rts(net, qp, 0, 1, uroce_qp_num(peer), &o, 0, 0);
+	h_qp_rts(net, peer, 1, 0, uroce_qp_num(qp), &o, 0, 0);
+	struct uroce_wc wc;
+	h_post_recv(peer, 7, &b1, 0, 256);
+	h_post_send(qp, UROCE_WR_SEND, 1, &b0, 0, 64, 0, 0, UROCE_SEND_INLINE);
+	h_run(net, UINT64_MAX);
+	wc = h_poll1(net, 0);
+	h_expect_wc(&wc, 1, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+	wc = h_poll1(net, 1);
+	h_expect_wc(&wc, 7, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+	assert_memory_equal(b1.p, b0.p, 64);
+	h_post_recv(qp, 8, &b0, 1024, 256);
+	h_post_send(peer, UROCE_WR_SEND, 2, &b1, 512, 256, 0, 0, 0);
+	h_run(net, UINT64_MAX);
+	wc = h_poll1(net, 0);
+	h_expect_wc(&wc, 8, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+	wc = h_poll1(net, 1);
+	h_expect_wc(&wc, 2, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+	assert_memory_equal(b0.p + 1024, b1.p + 512, 256);
+	assert_int_equal(uroce_qp_destroy(peer), 0);
+
+	assert_int_equal(uroce_qp_destroy(qp), 0);
+	assert_int_equal(m.taken[UROCE_MEM_SQ], 1);
+	assert_int_equal(m.taken[UROCE_MEM_RQ], 1);
+	assert_int_equal(uroce_srq_destroy(srq), 0);
+	assert_int_equal(m.taken[UROCE_MEM_SRQ], 1);
+
+	/* The engine's own memory on request; a failing allocator fails the creation. */
+	m.use_default = true;
+	assert_int_equal(uroce_qp_create(pd, &init, &qp), 0);
+	assert_int_equal(uroce_qp_destroy(qp), 0);
+	m.use_default = false;
+	m.fail = true;
+	assert_int_equal(uroce_qp_create(pd, &init, &qp), UROCE_ENOMEM);
+	assert_int_equal(uroce_srq_create(pd, &sa, &srq), UROCE_ENOMEM);
+	m.fail = false;
+	assert_int_equal(m.given[UROCE_MEM_SQ], 1);
+	assert_int_equal(m.taken[UROCE_MEM_SQ], 1);
+
+	/* Left to the device's end: not given back. */
+	assert_int_equal(uroce_qp_create(pd, &init, &qp2), 0);
+	void *left = m.block[UROCE_MEM_SQ], *left_rq = m.block[UROCE_MEM_RQ];
+	h_buf_free(&b0);
+	h_buf_free(&b1);
+	h_net_free(net);
+	assert_int_equal(m.taken[UROCE_MEM_SQ], 1);
+	assert_int_equal(m.taken[UROCE_MEM_RQ], 1);
+	free(left);
+	free(left_rq);
 }
 
 static void test_objects_in_use(void **state)
@@ -914,6 +1034,7 @@ int main(void)
 		cmocka_unit_test(test_IBA11_6_3_cq_overrun),
 		cmocka_unit_test(test_cq_drop_qp),
 		cmocka_unit_test(test_IBA11_2_7_3_cq_resize),
+		cmocka_unit_test(test_queue_memory),
 		cmocka_unit_test(test_objects_in_use),
 		cmocka_unit_test(test_qpn_cyclic),
 		cmocka_unit_test(test_IBA11_2_4_2_every_transition),

@@ -1150,6 +1150,156 @@ static void test_resize_cq(void **state)
 	assert_int_equal(ibv_destroy_cq(cq), 0);
 }
 
+/* A parent domain's allocator that records what it is asked. The callbacks run inside
+ * verbs calls, under the library's locks: they count what is wrong instead of failing. */
+struct pd_rec {
+	int alloc[4], freed[4];
+	uint64_t types;     /* the resource types seen, as bits */
+	bool use_default;
+	struct ibv_pd *pd;  /* the parent domain it was called with */
+	void *live[8];      /* blocks given and not yet taken back */
+	int wrong;          /* calls with unexpected arguments */
+};
+
+static void *rec_alloc(struct ibv_pd *pd, void *pd_context, size_t size, size_t alignment,
+		       uint64_t resource_type)
+{
+	struct pd_rec *r = pd_context;
+	void *p;
+
+	if (pd != r->pd || resource_type < 1 || resource_type > 3 || alignment != 64) {
+		r->wrong++; /* uroce's types: 1 send queue, 2 receive queue, 3 SRQ */
+		return NULL;
+	}
+	r->types |= 1ull << resource_type;
+	if (r->use_default)
+		return IBV_ALLOCATOR_USE_DEFAULT;
+	for (int i = 0; i < 8; i++)
+		if (!r->live[i] && (p = aligned_alloc(alignment, (size + 63) / 64 * 64))) {
+			memset(p, 0, size);
+			r->live[i] = p;
+			r->alloc[resource_type]++;
+			return p;
+		}
+	r->wrong++;
+	return NULL;
+}
+
+static void rec_free(struct ibv_pd *pd, void *pd_context, void *ptr, uint64_t resource_type)
+{
+	struct pd_rec *r = pd_context;
+
+	for (int i = 0; i < 8; i++)
+		if (ptr && r->live[i] == ptr && pd == r->pd && resource_type >= 1 &&
+		    resource_type <= 3) {
+			r->live[i] = NULL;
+			r->freed[resource_type]++;
+			free(ptr);
+			return;
+		}
+	r->wrong++;
+}
+
+/* ibv_alloc_parent_domain(3): the parent domain stands for its protection domain anywhere
+ * (MRs of one work with QPs of the other), and the rings of its QPs and SRQs come from its
+ * allocators, which get it and its pd_context; IBV_ALLOCATOR_USE_DEFAULT leaves them to
+ * uroce. Each domain stays while the other or its QPs and SRQs need it (EBUSY); no thread
+ * domains (ibv_alloc_td: EOPNOTSUPP). */
+static void test_parent_domain(void **state)
+{
+	struct pd_rec r = {0};
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = E.pd, .comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+					 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = rec_alloc, .free = rec_free, .pd_context = &r};
+	struct ibv_td_init_attr ta = {0};
+	struct ibv_pd *par;
+	(void)state;
+
+	errno = 0;
+	assert_null(ibv_alloc_td(E.ctx, &ta));
+	assert_int_equal(errno, EOPNOTSUPP);
+	pa.td = (struct ibv_td *)&ta; /* no thread domain is uroce's */
+	assert_null(ibv_alloc_parent_domain(E.ctx, &pa));
+	assert_int_equal(errno, EINVAL);
+	pa.td = NULL;
+	pa.comp_mask |= 1u << 7;
+	assert_null(ibv_alloc_parent_domain(E.ctx, &pa));
+	assert_int_equal(errno, EINVAL);
+	pa.comp_mask &= ~(1u << 7);
+	assert_non_null(par = ibv_alloc_parent_domain(E.ctx, &pa));
+	r.pd = par;
+	assert_ptr_equal(par->context, E.ctx);
+	pa.pd = par; /* a parent of a parent */
+	assert_null(ibv_alloc_parent_domain(E.ctx, &pa));
+	assert_int_equal(errno, EINVAL);
+
+	/* Two RC QPs of the parent domain, traffic with the protection domain's MR. */
+	struct ibv_qp_init_attr_ex qa = {.send_cq = E.cq, .recv_cq = E.cq, .qp_type = IBV_QPT_RC,
+					 .cap = {8, 8, 1, 1, 0}, .comp_mask = IBV_QP_INIT_ATTR_PD,
+					 .pd = par};
+	struct ibv_qp *a = ibv_create_qp_ex(E.ctx, &qa), *b = ibv_create_qp_ex(E.ctx, &qa);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_ptr_equal(a->pd, par);
+	assert_int_equal(r.alloc[1], 2); /* send queues */
+	assert_int_equal(r.alloc[2], 2); /* receive queues */
+	connect_rc(a, b->qp_num);
+	connect_rc(b, a->qp_num);
+	for (int i = 0; i < 64; i++)
+		E.buf[i] = (uint8_t)(i + 3);
+	post_recv(b, 4096, 64, 5);
+	struct ibv_sge sge = {(uintptr_t)E.buf, 64, E.mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = 6, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED}, *bad;
+	assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+	struct ibv_wc wc = wait_wc(), wc2 = wait_wc();
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc2.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.wr_id + wc2.wr_id, 5 + 6);
+	assert_memory_equal(E.buf + 4096, E.buf, 64);
+
+	/* An SRQ of the parent domain; an MR registered with it is the protection domain's. */
+	struct ibv_srq_init_attr si = {.attr = {.max_wr = 4, .max_sge = 1}};
+	struct ibv_srq *srq = ibv_create_srq(par, &si);
+	assert_non_null(srq);
+	assert_int_equal(r.alloc[3], 1);
+	struct ibv_mr *mr = ibv_reg_mr(par, E.buf, 64, IBV_ACCESS_LOCAL_WRITE);
+	assert_non_null(mr);
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+
+	/* Neither domain goes while needed. */
+	assert_int_equal(ibv_dealloc_pd(E.pd), EBUSY);
+	assert_int_equal(ibv_dealloc_pd(par), EBUSY);
+	assert_int_equal(ibv_destroy_qp(a), 0);
+	assert_int_equal(ibv_destroy_qp(b), 0);
+	assert_int_equal(r.freed[1], 2);
+	assert_int_equal(r.freed[2], 2);
+	assert_int_equal(ibv_dealloc_pd(par), EBUSY);
+	assert_int_equal(ibv_destroy_srq(srq), 0);
+	assert_int_equal(r.freed[3], 1);
+	assert_int_equal(r.types, 0xEull);
+	assert_int_equal(r.wrong, 0);
+	assert_int_equal(ibv_dealloc_pd(par), 0);
+
+	/* USE_DEFAULT: asked, then uroce's own memory. */
+	memset(&r, 0, sizeof(r));
+	r.use_default = true;
+	pa.pd = E.pd;
+	assert_non_null(par = ibv_alloc_parent_domain(E.ctx, &pa));
+	r.pd = par;
+	qa.pd = par;
+	assert_non_null(a = ibv_create_qp_ex(E.ctx, &qa));
+	assert_int_equal(r.types, 0x6ull);
+	assert_int_equal(r.alloc[1] + r.alloc[2], 0);
+	assert_int_equal(ibv_destroy_qp(a), 0);
+	assert_int_equal(r.freed[1] + r.freed[2], 0);
+	assert_int_equal(r.wrong, 0);
+	assert_int_equal(ibv_dealloc_pd(par), 0);
+	while (ibv_poll_cq(E.cq, 1, &wc) == 1) {
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1166,6 +1316,7 @@ int main(void)
 		cmocka_unit_test(test_rereg_mr),
 		cmocka_unit_test(test_reset_drops_completions),
 		cmocka_unit_test(test_resize_cq),
+		cmocka_unit_test(test_parent_domain),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
