@@ -9,7 +9,8 @@
 # per module (passed, skipped and why, failed, errors), and fails on a failure, an error, or
 # a skip for a reason it does not know (docs/verbs.md "rdma-core's test suite" keeps the
 # table). Exits 77 (skipped) when python3-pyverbs is not installed. With a sanitizer build,
-# Python runs with the sanitizer runtimes preloaded (interop/lib.sh) and any report fails.
+# Python runs with the sanitizer runtimes preloaded (interop/lib.sh): any error report fails,
+# and so does a leak of memory allocated inside uroce.
 set -u
 
 . "$(dirname "$0")/../interop/lib.sh"
@@ -29,8 +30,7 @@ cp -r "$suite" "$copy/tests" || { echo "FAIL: cannot copy $suite"; exit 1; }
 gunzip -f "$copy"/tests/*.gz || { echo "FAIL: cannot unzip the suite in $copy"; exit 1; }
 
 out=$IC_TMP/suite.log
-env LD_LIBRARY_PATH="$IC_LIBDIR" ${IC_PRELOAD:+LD_PRELOAD="$IC_PRELOAD"} \
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" UROCE_IP=127.0.21.1 \
+env LD_LIBRARY_PATH="$IC_LIBDIR" ${IC_PRELOAD:+LD_PRELOAD="$IC_PRELOAD"} UROCE_IP=127.0.21.1 \
 	PYTHONDONTWRITEBYTECODE=1 timeout -k 5 $((5 * IC_TIMEOUT)) \
 	"$python" "$(dirname "$0")/rdma_core_suite.py" "$copy" >"$out" 2>&1
 rc=$?
@@ -39,9 +39,15 @@ if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	echo "FAIL: the suite did not end within $((5 * IC_TIMEOUT)) s"
 	exit 1
 fi
-# A sanitizer's report in uroce (Python's own leaks are not looked for: detect_leaks=0).
+# A sanitizer's report, or a leak allocated inside uroce (Python's and pyverbs' own are
+# not uroce's business: interop/lib.sh ic_check_leaks).
 if grep -Eq 'ERROR: AddressSanitizer|runtime error:' "$out"; then
 	echo "FAIL: a sanitizer reported an error (above)"
+	exit 1
+fi
+if ! leaks=$(ic_check_leaks "$out"); then
+	echo "FAIL: memory allocated inside uroce leaked:"
+	echo "$leaks"
 	exit 1
 fi
 [ $rc -eq 0 ] || { echo "FAIL: rdma_core_suite.py exited with $rc"; exit 1; }
