@@ -10,7 +10,8 @@
 # a skip for a reason it does not know (docs/verbs.md "rdma-core's test suite" keeps the
 # table). Exits 77 (skipped) when python3-pyverbs is not installed. With a sanitizer build,
 # Python runs with the sanitizer runtimes preloaded (interop/lib.sh): any error report fails,
-# and so does a leak of memory allocated inside uroce.
+# and so does a leak of memory allocated inside uroce (a ThreadSanitizer build's runtime,
+# preloaded the same way, stops the suite at its first report).
 set -u
 
 . "$(dirname "$0")/../interop/lib.sh"
@@ -41,7 +42,7 @@ if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 fi
 # A sanitizer's report, or a leak allocated inside uroce (Python's and pyverbs' own are
 # not uroce's business: interop/lib.sh ic_check_leaks).
-if grep -Eq 'ERROR: AddressSanitizer|runtime error:' "$out"; then
+if grep -Eq 'ERROR: AddressSanitizer|runtime error:|WARNING: ThreadSanitizer' "$out"; then
 	echo "FAIL: a sanitizer reported an error (above)"
 	exit 1
 fi
