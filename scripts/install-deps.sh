@@ -16,7 +16,7 @@ packages=(
 	libibverbs-dev                 # the verbs header the drop-in library stays ABI-compatible with
 	ibverbs-utils perftest         # unmodified verbs programs the interop tests run over uroce
 	rdmacm-utils qperf             # rdma_cm programs that must end with librdmacm's error
-	python3-pyverbs                # rdma-core's Python verbs, imported over uroce
+	python3-pyverbs                # rdma-core's Python verbs and its test suite, run over uroce
 	ucx-utils libfabric-bin        # UCX and libfabric: link libibverbs and the mlx5/efa stand-ins
 	openmpi-bin mpich              # Open MPI and MPICH: their libraries must load over uroce
 	iproute2                       # ip: interface MTUs and addresses in the tests

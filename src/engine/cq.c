@@ -53,6 +53,38 @@ int uroce_cq_destroy(struct uroce_cq *cq)
 	return 0;
 }
 
+int uroce_cq_resize(struct uroce_cq *cq, uint32_t depth)
+{
+	uint32_t head = atomic_load_explicit(&cq->head, memory_order_relaxed);
+	uint32_t size, old_mask = cq->size - 1, mask;
+	struct uroce_wc *ring;
+	uint32_t *due;
+
+	if (!depth || depth > UROCE_MAX_CQE || depth < cq->staged - head)
+		return UROCE_EINVAL;
+	size = pow2_at_least(depth);
+	mask = size - 1;
+	ring = calloc(size, sizeof(*ring));
+	due = calloc(size, sizeof(*due));
+	if (!ring || !due) {
+		free(ring);
+		free(due);
+		return UROCE_ENOMEM;
+	}
+	/* Each entry keeps its free-running index: head, tail and staged stay as they are. */
+	for (uint32_t i = head; i != cq->staged; i++) {
+		ring[i & mask] = cq->ring[i & old_mask];
+		due[i & mask] = cq->due[i & old_mask];
+	}
+	free(cq->ring);
+	free(cq->due);
+	cq->ring = ring;
+	cq->due = due;
+	cq->size = size;
+	cq->depth = depth;
+	return 0;
+}
+
 void cq_push(struct uroce_cq *cq, const struct uroce_wc *wc)
 {
 	uint32_t slot = cq->staged & (cq->size - 1);
@@ -120,6 +152,32 @@ void cq_forget_qp(struct uroce_cq *cq, const struct uroce_qp *qp)
 	for (uint32_t i = atomic_load_explicit(&cq->tail, memory_order_relaxed); i != cq->staged; i++)
 		if (cq->ring[i & (cq->size - 1)].qp == qp)
 			cq->ring[i & (cq->size - 1)].qp = NULL;
+}
+
+void uroce_cq_drop_qp(struct uroce_cq *cq, const struct uroce_qp *qp)
+{
+	uint32_t head = atomic_load_explicit(&cq->head, memory_order_relaxed);
+	uint32_t tail = atomic_load_explicit(&cq->tail, memory_order_relaxed);
+	uint32_t mask = cq->size - 1, dropped = 0, dropped_staged = 0;
+
+	/* Newest first, each kept entry moving up by the number dropped after it: the order
+	 * stays, and head, tail and staged only move forward (the producer's full test and
+	 * the notification count rely on that). */
+	for (uint32_t n = cq->staged - head; n--;) {
+		uint32_t i = head + n;
+		const struct uroce_wc *wc = &cq->ring[i & mask];
+
+		if (wc->qp == qp && !(qp->srq && wc->opcode & UROCE_WC_RECV)) {
+			dropped++;
+			dropped_staged += n >= tail - head;
+		} else if (dropped) {
+			cq->ring[(i + dropped) & mask] = *wc;
+			cq->due[(i + dropped) & mask] = cq->due[i & mask];
+		}
+	}
+	/* Release, as a poll's: the slots were read before the producer may reuse them. */
+	atomic_store_explicit(&cq->head, head + dropped, memory_order_release);
+	atomic_store_explicit(&cq->tail, tail + dropped_staged, memory_order_release);
 }
 
 int uroce_cq_poll(struct uroce_cq *cq, struct uroce_wc *wc, int n)

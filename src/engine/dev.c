@@ -126,6 +126,29 @@ int uroce_dev_new(const struct uroce_dev_cfg *cfg, struct uroce_dev **out)
 	return 0;
 }
 
+/* The alignment asked of a parent domain's allocator: a cache line, so that two rings never
+ * share one. */
+#define QUEUE_MEM_ALIGN 64
+
+void *queue_mem_alloc(const struct uroce_mem *mem, size_t size, enum uroce_mem_use use,
+		      bool *custom)
+{
+	void *p = mem && mem->alloc ? mem->alloc(mem->ctx, size, QUEUE_MEM_ALIGN, use)
+				    : UROCE_MEM_DEFAULT;
+
+	*custom = p != UROCE_MEM_DEFAULT;
+	return *custom ? p : calloc(1, size);
+}
+
+void queue_mem_free(const struct uroce_dev *dev, const struct uroce_mem *mem, void *block,
+		    enum uroce_mem_use use, bool custom)
+{
+	if (!custom)
+		free(block);
+	else if (block && !dev->ending)
+		mem->free(mem->ctx, block, use);
+}
+
 /* Releases an object whatever its references: the device is going away. */
 static void free_obj(struct obj *o)
 {
@@ -150,6 +173,7 @@ void uroce_dev_free(struct uroce_dev *dev)
 {
 	if (!dev)
 		return;
+	dev->ending = true;
 	/* QPs first: they hold references on everything else. */
 	for (int pass = 0; pass < 2; pass++) {
 		struct obj *o = dev->objs.next;

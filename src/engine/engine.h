@@ -259,12 +259,33 @@ struct uroce_qp_cap {
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline_data;
 };
 
+/* Which ring a block of queue memory holds (struct uroce_mem). */
+enum uroce_mem_use {
+	UROCE_MEM_SQ = 1,  /* a QP's send queue: WQEs, their SGEs and inline data */
+	UROCE_MEM_RQ = 2,  /* a QP's own receive queue: WQEs and their SGEs */
+	UROCE_MEM_SRQ = 3, /* a shared receive queue's */
+};
+/* What uroce_mem.alloc returns to have the engine allocate the block itself. */
+#define UROCE_MEM_DEFAULT ((void *)(intptr_t)-1)
+/* Where the work-request rings of a QP or an SRQ live: the allocators of a parent domain
+ * (ibv_alloc_parent_domain(3)). Each ring is one block: alloc returns size bytes, zeroed and
+ * aligned to align, NULL when it cannot (the creation fails with UROCE_ENOMEM), or
+ * UROCE_MEM_DEFAULT; free takes back what alloc gave, when the QP or SRQ is destroyed (not
+ * when uroce_dev_free finds it still there: the allocator may be gone by then). Both are
+ * called from within the create and destroy calls. */
+struct uroce_mem {
+	void *(*alloc)(void *ctx, size_t size, size_t align, enum uroce_mem_use use);
+	void (*free)(void *ctx, void *ptr, enum uroce_mem_use use);
+	void *ctx;
+};
+
 struct uroce_qp_init_attr {
 	struct uroce_cq *send_cq, *recv_cq;
 	struct uroce_srq *srq; /* NULL: the QP has its own receive queue */
 	struct uroce_qp_cap cap;
 	enum uroce_qp_type qp_type;
 	bool sq_sig_all;
+	const struct uroce_mem *mem; /* NULL: the engine allocates the rings */
 };
 
 /* ibv_qp_attr: the fields named by a mask of enum uroce_qp_attr_mask. */
@@ -345,6 +366,7 @@ struct uroce_wc {
 struct uroce_srq_attr {
 	uint32_t max_wr, max_sge;
 	uint32_t srq_limit; /* 0: disarmed; else SRQ_LIMIT_REACHED when fewer WQEs remain */
+	const struct uroce_mem *mem; /* creation only (NULL: the engine allocates the ring) */
 };
 
 enum uroce_srq_attr_mask {
@@ -429,10 +451,10 @@ int uroce_pd_dealloc(struct uroce_pd *pd);
 int uroce_mr_reg(struct uroce_pd *pd, void *addr, uint64_t length, uint64_t iova,
 		 unsigned access, struct uroce_mr **out);
 /* Re-registers mr (ibv_rereg_mr(3): conceptually a deregistration followed by a
- * registration, keeping the object): every attribute is replaced by the given one, the
- * region becomes valid again, and it gets new keys in the same table slot, so that the old
- * keys reach nothing. Returns UROCE_EINVAL, with mr unchanged, for attributes uroce_mr_reg
- * would refuse or a PD of another device. */
+ * registration, keeping the object): every attribute is replaced by the given one at once
+ * and the region becomes valid again; the keys stay, so that they reach the new range with
+ * the new rights and PD. Returns UROCE_EINVAL, with mr unchanged, for attributes
+ * uroce_mr_reg would refuse or a PD of another device. */
 int uroce_mr_rereg(struct uroce_mr *mr, struct uroce_pd *pd, void *addr, uint64_t length,
 		   uint64_t iova, unsigned access);
 /* Always succeeds; later accesses with its keys fail. */
@@ -454,13 +476,26 @@ int uroce_ah_destroy(struct uroce_ah *ah);
 int uroce_cq_create(struct uroce_dev *dev, uint32_t depth, struct uroce_cq **out);
 /* UROCE_EBUSY while a QP uses it. */
 int uroce_cq_destroy(struct uroce_cq *cq);
+/* Gives the ring room for depth entries (IBA 11.2.7.3 Resize CQ), keeping every completion
+ * not yet polled, published or staged, in its place in the order. UROCE_EINVAL for a depth
+ * outside 1..UROCE_MAX_CQE or below the number of completions it holds, UROCE_ENOMEM; the
+ * CQ is unchanged then. An overrun CQ stays in error. Acts as the consumer too: the caller
+ * keeps pollers of this CQ out, as well as the engine. */
+int uroce_cq_resize(struct uroce_cq *cq, uint32_t depth);
 /* Takes up to n published completions (uroce_dev_publish), oldest first; returns how many,
  * or UROCE_EIO after an overrun once the ring is empty (ibv_poll_cq returns an error then).
  * May run on another thread while the device's owner runs the engine: the CQ is a
  * single-producer single-consumer ring (pollers of one CQ must still take turns). */
 int uroce_cq_poll(struct uroce_cq *cq, struct uroce_wc *wc, int n);
-/* Completions published since creation (a free-running count: compare for change).
- * Thread-safe like uroce_cq_poll. */
+/* Removes qp's completions that no poll has taken yet, published or staged, as rdma-core's
+ * providers clean their CQs when a QP moves to RESET or is destroyed (mlx5_cq_clean, and
+ * mlx4's, mthca's, hns's): a QP that starts again, or a new QP with its number, is not
+ * blamed for the old one's completions. Completions of receives from an SRQ stay: each
+ * took one of the SRQ's WQEs, whose buffer the application learns is free from it alone.
+ * Acts as the consumer: the caller keeps pollers of this CQ out, as well as the engine. */
+void uroce_cq_drop_qp(struct uroce_cq *cq, const struct uroce_qp *qp);
+/* Completions published since creation (a free-running count: compare for change; dropping
+ * staged completions moves it too). Thread-safe like uroce_cq_poll. */
 uint32_t uroce_cq_pushed(const struct uroce_cq *cq);
 /* Published completions waiting to be polled. Thread-safe like uroce_cq_poll. */
 uint32_t uroce_cq_count(const struct uroce_cq *cq);

@@ -96,13 +96,11 @@ void mr_release(struct uroce_mr *mr)
 int uroce_mr_rereg(struct uroce_mr *mr, struct uroce_pd *pd, void *addr, uint64_t length,
 		   uint64_t iova, unsigned access)
 {
-	struct uroce_dev *dev = mr->pd->dev;
-	uint32_t idx = mr->key >> MR_KEY_BITS;
 	int err = mr_attr_check(addr, length, iova, access);
 
 	if (err)
 		return err;
-	if (pd->dev != dev)
+	if (pd->dev != mr->pd->dev)
 		return UROCE_EINVAL;
 	mr->pd->refs--;
 	pd->refs++;
@@ -112,9 +110,10 @@ int uroce_mr_rereg(struct uroce_mr *mr, struct uroce_pd *pd, void *addr, uint64_
 	mr->length = length;
 	mr->access = access;
 	mr->valid = true;
-	/* As a deregistration followed by a registration in the same slot: the keys of the
-	 * old region, kept by a peer or by work still queued, reach nothing. */
-	mr->key = mr_new_key(dev, idx);
+	/* The keys stay (ibv_rereg_mr(3): resources are reused where possible): a peer keeps
+	 * reaching the region with the key it was given, and from now on it finds the new
+	 * range, PD and rights, as with mlx5 (which rewrites the same mkey) and Linux rxe
+	 * (rxe_rereg_user_mr changes the PD and rights in place). */
 	return 0;
 }
 

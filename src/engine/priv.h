@@ -85,8 +85,9 @@ struct rwqe {
 };
 
 struct rq {
-	struct rwqe *wqe;
+	struct rwqe *wqe;      /* the ring's block begins here, the SGEs follow */
 	struct uroce_sge *sge;
+	bool mem_custom;       /* the block came from a struct uroce_mem */
 	uint32_t size;         /* ring slots: a power of two >= max_wr */
 	uint32_t max_wr, max_sge;
 	/* Free-running, head - tail WQEs posted. A single-producer single-consumer ring: the
@@ -99,6 +100,7 @@ struct uroce_srq {
 	struct obj obj;
 	struct uroce_pd *pd;
 	struct rq rq;
+	struct uroce_mem mem;  /* where the ring's block came from (alloc NULL: calloc) */
 	uint32_t limit;        /* armed when nonzero (IBA 10.2.9.5) */
 	uint32_t refs;
 	void *user;
@@ -125,9 +127,10 @@ struct swqe {
 };
 
 struct sq {
-	struct swqe *wqe;
+	struct swqe *wqe;          /* the ring's block begins here; the SGEs, then inline data */
 	struct uroce_sge *sge;
 	uint8_t *inl;
+	bool mem_custom;           /* the block came from the QP's struct uroce_mem */
 	uint32_t size;             /* a power of two >= max_send_wr */
 	_Atomic uint32_t head;     /* next slot to post: written by the poster (as rq) */
 	uint32_t cur;              /* the WQE the requester sends next */
@@ -212,6 +215,7 @@ struct uroce_qp {
 	bool sq_drained_sent;      /* SQ_DRAINED raised for this SQD */
 	struct sq sq;
 	struct rq rq;
+	struct uroce_mem mem;      /* where the rings' blocks came from (alloc NULL: calloc) */
 	struct req_state req;
 	struct resp_state resp;
 	union uroce_counters cnt;
@@ -252,6 +256,7 @@ struct uroce_dev {
 	uint64_t deadline;
 	bool deadline_stale;
 	union uroce_counters cnt;
+	bool ending;               /* in uroce_dev_free: custom queue memory is not given back */
 	uint8_t scratch[4096];     /* gathers a packet payload spread over several SGEs */
 };
 
@@ -259,6 +264,13 @@ struct uroce_dev {
 void dev_obj_add(struct uroce_dev *dev, struct obj *o, enum obj_kind kind);
 void dev_obj_del(struct obj *o);
 void dev_event(struct uroce_dev *dev, enum uroce_event_type type, void *element);
+/* A ring's block of size bytes, zeroed: from mem when it has an allocator and that does not
+ * answer UROCE_MEM_DEFAULT (*custom set), else from calloc. NULL when out of memory. */
+void *queue_mem_alloc(const struct uroce_mem *mem, size_t size, enum uroce_mem_use use,
+		      bool *custom);
+/* Gives a block of queue_mem_alloc back where it came from (NULL: nothing). */
+void queue_mem_free(const struct uroce_dev *dev, const struct uroce_mem *mem, void *block,
+		    enum uroce_mem_use use, bool custom);
 /* Counts on the device and, when qp is not NULL, on the QP. */
 void eng_count(struct uroce_dev *dev, struct uroce_qp *qp, enum uroce_counter c);
 /* Puts the QP in the transmit round robin (idempotent) / takes it out. */

@@ -340,29 +340,37 @@ static int qp_alloc_queues(struct uroce_qp *qp, const struct uroce_qp_init_attr 
 	int err;
 
 	sq->size = pow2_at_least(cap->max_send_wr ? cap->max_send_wr : 1);
-	sq->wqe = calloc(sq->size, sizeof(*sq->wqe));
-	sq->sge = calloc((size_t)sq->size * sge, sizeof(*sq->sge));
-	sq->inl = cap->max_inline_data ? calloc(sq->size, cap->max_inline_data) : NULL;
+	/* One block: the WQEs, their SGEs, their inline data (the sizes of struct swqe and
+	 * struct uroce_sge keep each part aligned). */
+	size_t wqe_bytes = (size_t)sq->size * sizeof(*sq->wqe);
+	size_t sge_bytes = (size_t)sq->size * sge * sizeof(*sq->sge);
+	uint8_t *block = queue_mem_alloc(attr->mem, wqe_bytes + sge_bytes +
+							    (size_t)sq->size * cap->max_inline_data,
+					 UROCE_MEM_SQ, &sq->mem_custom);
+	if (!block)
+		return UROCE_ENOMEM;
+	sq->wqe = (struct swqe *)block;
+	sq->sge = (struct uroce_sge *)(block + wqe_bytes);
+	sq->inl = cap->max_inline_data ? block + wqe_bytes + sge_bytes : NULL;
 	qp->resp.wqe_sge = calloc(recv_sge ? recv_sge : 1, sizeof(struct uroce_sge));
-	if (!sq->wqe || !sq->sge || (cap->max_inline_data && !sq->inl) || !qp->resp.wqe_sge)
+	if (!qp->resp.wqe_sge)
 		return UROCE_ENOMEM;
 	for (uint32_t i = 0; i < sq->size; i++) {
 		sq->wqe[i].wr.sg_list = &sq->sge[(size_t)i * sge];
 		sq->wqe[i].inline_data = sq->inl ? sq->inl + (size_t)i * cap->max_inline_data : NULL;
 	}
 	qp->resp.wqe.sge = qp->resp.wqe_sge;
-	if (!attr->srq && (err = rq_init(&qp->rq, cap->max_recv_wr, cap->max_recv_sge)) < 0)
+	if (!attr->srq && (err = rq_init(&qp->rq, cap->max_recv_wr, cap->max_recv_sge, attr->mem,
+					 UROCE_MEM_RQ)) < 0)
 		return err;
 	return 0;
 }
 
-static void qp_free(struct uroce_qp *qp)
+static void qp_free(struct uroce_dev *dev, struct uroce_qp *qp)
 {
-	free(qp->sq.wqe);
-	free(qp->sq.sge);
-	free(qp->sq.inl);
+	queue_mem_free(dev, &qp->mem, qp->sq.wqe, UROCE_MEM_SQ, qp->sq.mem_custom);
 	free(qp->resp.wqe_sge);
-	rq_fini(&qp->rq);
+	rq_fini(&qp->rq, dev, &qp->mem, UROCE_MEM_RQ);
 	free(qp);
 }
 
@@ -400,8 +408,10 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 		qpn = qpn_after(qpn);
 	if ((!gsi && dev->qps[qp_slot(dev, qpn)]) || !(qp = calloc(1, sizeof(*qp))))
 		return UROCE_ENOMEM;
+	if (attr->mem)
+		qp->mem = *attr->mem;
 	if ((err = qp_alloc_queues(qp, attr)) < 0) {
-		qp_free(qp);
+		qp_free(dev, qp);
 		return err;
 	}
 	qp->dev = dev;
@@ -458,7 +468,7 @@ int uroce_qp_destroy(struct uroce_qp *qp)
 	if (qp->srq)
 		qp->srq->refs--;
 	dev_obj_del(&qp->obj);
-	qp_free(qp);
+	qp_free(qp->dev, qp);
 	return 0;
 }
 

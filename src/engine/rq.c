@@ -7,7 +7,8 @@
 
 #include "common/error.h"
 
-int rq_init(struct rq *rq, uint32_t max_wr, uint32_t max_sge)
+int rq_init(struct rq *rq, uint32_t max_wr, uint32_t max_sge, const struct uroce_mem *mem,
+	    enum uroce_mem_use use)
 {
 	memset(rq, 0, sizeof(*rq));
 	if (max_wr > UROCE_MAX_WR || max_sge > UROCE_MAX_SGE)
@@ -17,21 +18,24 @@ int rq_init(struct rq *rq, uint32_t max_wr, uint32_t max_sge)
 	rq->size = pow2_at_least(max_wr ? max_wr : 1);
 	rq->max_wr = max_wr;
 	rq->max_sge = max_sge;
-	rq->wqe = calloc(rq->size, sizeof(*rq->wqe));
-	rq->sge = calloc((size_t)rq->size * max_sge, sizeof(*rq->sge));
-	if (!rq->wqe || !rq->sge) {
-		rq_fini(rq);
+	/* One block: the WQEs, then their SGEs (struct rwqe's size keeps them aligned). */
+	size_t wqe_bytes = (size_t)rq->size * sizeof(*rq->wqe);
+	uint8_t *block = queue_mem_alloc(mem, wqe_bytes + (size_t)rq->size * max_sge *
+							      sizeof(*rq->sge),
+					 use, &rq->mem_custom);
+	if (!block)
 		return UROCE_ENOMEM;
-	}
+	rq->wqe = (struct rwqe *)block;
+	rq->sge = (struct uroce_sge *)(block + wqe_bytes);
 	for (uint32_t i = 0; i < rq->size; i++)
 		rq->wqe[i].sge = &rq->sge[(size_t)i * max_sge];
 	return 0;
 }
 
-void rq_fini(struct rq *rq)
+void rq_fini(struct rq *rq, const struct uroce_dev *dev, const struct uroce_mem *mem,
+	     enum uroce_mem_use use)
 {
-	free(rq->wqe);
-	free(rq->sge);
+	queue_mem_free(dev, mem, rq->wqe, use, rq->mem_custom);
 	rq->wqe = NULL;
 	rq->sge = NULL;
 }
@@ -122,7 +126,9 @@ int uroce_srq_create(struct uroce_pd *pd, const struct uroce_srq_attr *attr,
 		return UROCE_EINVAL;
 	if (!(srq = calloc(1, sizeof(*srq))))
 		return UROCE_ENOMEM;
-	if ((err = rq_init(&srq->rq, attr->max_wr, attr->max_sge)) < 0) {
+	if (attr->mem)
+		srq->mem = *attr->mem;
+	if ((err = rq_init(&srq->rq, attr->max_wr, attr->max_sge, &srq->mem, UROCE_MEM_SRQ)) < 0) {
 		free(srq);
 		return err;
 	}
@@ -138,7 +144,7 @@ void srq_release(struct uroce_srq *srq)
 {
 	srq->pd->refs--;
 	dev_obj_del(&srq->obj);
-	rq_fini(&srq->rq);
+	rq_fini(&srq->rq, srq->pd->dev, &srq->mem, UROCE_MEM_SRQ);
 	free(srq);
 }
 

@@ -10,9 +10,13 @@
 #include "priv.h"
 
 /* UROCE_EINVAL (max_wr above UROCE_MAX_WR, max_sge above UROCE_MAX_SGE), UROCE_ENOMEM.
- * max_wr 0 makes a queue that accepts nothing (a send-only QP). */
-int rq_init(struct rq *rq, uint32_t max_wr, uint32_t max_sge);
-void rq_fini(struct rq *rq);
+ * max_wr 0 makes a queue that accepts nothing (a send-only QP). The ring is one block from
+ * mem (queue_mem_alloc), for use. */
+int rq_init(struct rq *rq, uint32_t max_wr, uint32_t max_sge, const struct uroce_mem *mem,
+	    enum uroce_mem_use use);
+/* Gives the ring back to where rq_init took it from. */
+void rq_fini(struct rq *rq, const struct uroce_dev *dev, const struct uroce_mem *mem,
+	     enum uroce_mem_use use);
 /* Posts a chain; see uroce_post_recv for the codes. The poster's side of the ring: may run
  * on another thread than the engine, one poster at a time. */
 int rq_post(struct rq *rq, const struct uroce_recv_wr *wr, const struct uroce_recv_wr **bad_wr);

@@ -216,10 +216,27 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
-int ibv_resize_cq(struct ibv_cq *cq, int cqe)
+/* ibv_resize_cq(3): at least cqe entries, and no fewer than the completions the CQ holds
+ * (EINVAL). The device first takes in and sends what was posted (uv_port_flush, as
+ * ibv_modify_qp does), so that the count includes the completions a NIC would already have
+ * made of it: a UD send's completes as its datagram leaves. */
+int ibv_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
-	(void)cq, (void)cqe;
-	return uv_fail(EOPNOTSUPP);
+	struct uv_cq *cq = to_uv_cq(ibcq);
+	struct uv_port *port = port_of(ibcq->context);
+	int err;
+
+	if (cqe <= 0 || cqe > UROCE_MAX_CQE)
+		return uv_fail(EINVAL);
+	pthread_mutex_lock(&cq->poll_lock);
+	uv_port_flush(port);
+	pthread_mutex_lock(&port->lock);
+	err = uroce_cq_resize(cq->eng, (uint32_t)cqe);
+	pthread_mutex_unlock(&port->lock);
+	if (!err)
+		ibcq->cqe = cqe;
+	pthread_mutex_unlock(&cq->poll_lock);
+	return uv_fail(uv_errno(err));
 }
 
 static void wc_from_engine(const struct uroce_wc *e, struct ibv_wc *w)
@@ -273,6 +290,43 @@ int uv_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 	}
 	pthread_mutex_unlock(&cq->poll_lock);
 	return got;
+}
+
+void uv_qp_cqs_lock(struct ibv_qp *qp, bool lock)
+{
+	struct uv_cq *a = to_uv_cq(qp->send_cq), *b = to_uv_cq(qp->recv_cq);
+
+	if ((uintptr_t)a > (uintptr_t)b) {
+		struct uv_cq *t = a;
+		a = b;
+		b = t;
+	}
+	if (lock) {
+		pthread_mutex_lock(&a->poll_lock);
+		if (b != a)
+			pthread_mutex_lock(&b->poll_lock);
+	} else {
+		if (b != a)
+			pthread_mutex_unlock(&b->poll_lock);
+		pthread_mutex_unlock(&a->poll_lock);
+	}
+}
+
+static void cq_drop_qp(struct uv_cq *cq, struct ibv_qp *qp)
+{
+	uint32_t before = uroce_cq_pushed(cq->eng);
+
+	uroce_cq_drop_qp(cq->eng, to_uv_qp(qp)->eng);
+	/* Dropping staged completions moves the count: not a new completion. */
+	if (cq->armed && cq->armed_at == before)
+		cq->armed_at = uroce_cq_pushed(cq->eng);
+}
+
+void uv_qp_cqs_drop(struct ibv_qp *qp)
+{
+	cq_drop_qp(to_uv_cq(qp->send_cq), qp);
+	if (qp->recv_cq != qp->send_cq)
+		cq_drop_qp(to_uv_cq(qp->recv_cq), qp);
 }
 
 /* Solicited-only requests are met by any completion: an event that comes early is allowed

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/echo.h"
@@ -183,12 +184,30 @@ static int query_port_full(struct ibv_context *ctx, uint8_t port, struct ibv_por
 static int query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
 			   struct ibv_device_attr_ex *attr, size_t len);
 
+/* A kernel device's context holds the descriptor of its uverbs file, through which the
+ * library sends commands. uroce sends none, but programs duplicate cmd_fd and hand it over
+ * to share a context (ibv_import_device(3)); with -1 they failed in dup(2), before the
+ * verb could answer. So the context holds a real descriptor that carries nothing: an
+ * empty memfd named after the device and sealed (read gives end of file, write EPERM,
+ * ioctl ENOTTY), which ibv_import_device refuses with EOPNOTSUPP. -1 with errno. */
+static int cmd_fd_open(const char *name)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd >= 0 &&
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
 	struct uv_device *d = uv_device_get();
 	struct uv_context *c;
 	struct ibv_context *ctx;
-	int fds[2], err;
+	int fds[2], cmd_fd, err;
 
 	if (!d || device != &d->ibv) {
 		errno = ENODEV;
@@ -198,14 +217,19 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if ((cmd_fd = cmd_fd_open(device->name)) < 0) {
+		free(c);
+		return NULL;
+	}
 	if (pipe2(fds, O_CLOEXEC)) {
+		close(cmd_fd);
 		free(c);
 		return NULL;
 	}
 	/* A full pipe must never block the progress thread: events are then dropped. */
 	(void)fcntl(fds[1], F_SETFL, O_NONBLOCK);
 	if ((err = uv_port_open(d, &c->port))) {
-		close(fds[0]), close(fds[1]);
+		close(fds[0]), close(fds[1]), close(cmd_fd);
 		free(c);
 		errno = err;
 		return NULL;
@@ -213,7 +237,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	c->async_wfd = fds[1];
 	ctx = &c->vctx.context;
 	ctx->device = device;
-	ctx->cmd_fd = -1;
+	ctx->cmd_fd = cmd_fd;
 	ctx->async_fd = fds[0];
 	ctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->mutex, NULL);
@@ -227,6 +251,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	c->vctx.query_port = query_port_full;
 	c->vctx.query_device_ex = query_device_ex;
 	c->vctx.create_qp_ex = uv_create_qp_ex;
+	c->vctx.alloc_parent_domain = uv_alloc_parent_domain;
 
 	pthread_mutex_lock(&c->port->lock);
 	c->next = c->port->contexts;
@@ -236,8 +261,9 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 }
 
 /* ibv_import_device(3) takes the command file descriptor of a context opened elsewhere (a
- * dup of its cmd_fd). uroce's contexts have none (cmd_fd is -1: no kernel device), so no
- * descriptor can name one: NULL with EOPNOTSUPP. */
+ * dup of its cmd_fd) and shares the kernel objects behind it. uroce's objects live in the
+ * process that made them, behind no kernel file (cmd_fd carries nothing: cmd_fd_open), so
+ * there is nothing to import: NULL with EOPNOTSUPP, whatever the descriptor. */
 struct ibv_context *ibv_import_device(int cmd_fd)
 {
 	(void)cmd_fd;
@@ -258,6 +284,7 @@ int ibv_close_device(struct ibv_context *ctx)
 		}
 	pthread_mutex_unlock(&port->lock);
 	uv_port_close(port);
+	close(ctx->cmd_fd);
 	close(ctx->async_fd);
 	close(c->async_wfd);
 	pthread_mutex_destroy(&ctx->mutex);

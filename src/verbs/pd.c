@@ -31,19 +31,106 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)
 	return &pd->ibv;
 }
 
+/* A parent domain goes without its QPs and SRQs (EBUSY while it has any), a protection
+ * domain without its parent domains (EBUSY), as libmlx5 counts them. */
 int ibv_dealloc_pd(struct ibv_pd *ibpd)
 {
 	struct uv_pd *pd = (struct uv_pd *)ibpd;
 	struct uv_port *port = port_of(ibpd->context);
-	int err;
+	int err = 0;
 
 	pthread_mutex_lock(&port->lock);
-	err = uroce_pd_dealloc(pd->eng);
+	if (pd->protection ? pd->users : pd->parents)
+		err = EBUSY;
+	else if (pd->protection)
+		pd->protection->parents--;
+	else
+		err = uv_errno(uroce_pd_dealloc(pd->eng));
 	pthread_mutex_unlock(&port->lock);
 	if (err)
-		return uv_fail(uv_errno(err));
+		return uv_fail(err);
 	free(pd);
 	return 0;
+}
+
+/* ---- Parent domains ---- */
+
+/* The engine asks a parent domain's allocator for a ring: the answer passes through, with
+ * rdma-core's "use the default" turned into the engine's. resource_type carries the ring
+ * (UROCE_MEM_SQ 1, RQ 2, SRQ 3) in its low 32 bits; the high 32 bits, a kernel driver's id
+ * elsewhere, are 0 (RDMA_DRIVER_UNKNOWN): uroce has no kernel driver. */
+static void *pd_mem_alloc(void *ctx, size_t size, size_t align, enum uroce_mem_use use)
+{
+	struct uv_pd *pd = ctx;
+	void *p = pd->alloc(&pd->ibv, pd->pd_context, size, align, (uint64_t)use);
+
+	return p == IBV_ALLOCATOR_USE_DEFAULT ? UROCE_MEM_DEFAULT : p;
+}
+
+static void pd_mem_free(void *ctx, void *ptr, enum uroce_mem_use use)
+{
+	struct uv_pd *pd = ctx;
+
+	pd->free(&pd->ibv, pd->pd_context, ptr, (uint64_t)use);
+}
+
+/* ibv_alloc_parent_domain(3). Thread domains do not exist here (ibv_alloc_td fails with
+ * EOPNOTSUPP), so td must be NULL; allocators come as a pair. The allocators are called
+ * inside ibv_create_qp and ibv_create_srq and their destroys, under the port lock: they must
+ * not call verbs. */
+struct ibv_pd *uv_alloc_parent_domain(struct ibv_context *ctx,
+				      struct ibv_parent_domain_init_attr *attr)
+{
+	struct uv_pd *prot = (struct uv_pd *)attr->pd, *pd;
+	struct uv_port *port = port_of(ctx);
+	uint32_t known = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+
+	if (!prot || prot->ibv.context != ctx || prot->protection || attr->td ||
+	    attr->comp_mask & ~known ||
+	    (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS &&
+	     (!attr->alloc || !attr->free))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(pd = calloc(1, sizeof(*pd)))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->ibv.context = ctx;
+	pd->ibv.handle = prot->ibv.handle;
+	pd->eng = prot->eng;
+	pd->protection = prot;
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		pd->alloc = attr->alloc;
+		pd->free = attr->free;
+		pd->mem = (struct uroce_mem){pd_mem_alloc, pd_mem_free, pd};
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		pd->pd_context = attr->pd_context;
+	pthread_mutex_lock(&port->lock);
+	prot->parents++;
+	pthread_mutex_unlock(&port->lock);
+	return &pd->ibv;
+}
+
+const struct uroce_mem *uv_pd_mem(struct ibv_pd *ibpd)
+{
+	struct uv_pd *pd = (struct uv_pd *)ibpd;
+
+	return pd->mem.alloc ? &pd->mem : NULL;
+}
+
+void uv_pd_use(struct ibv_pd *ibpd, bool use)
+{
+	struct uv_pd *pd = (struct uv_pd *)ibpd;
+
+	if (!pd->protection)
+		return;
+	if (use)
+		pd->users++;
+	else
+		pd->users--;
 }
 
 /* The access bits uroce acts on; IBV_ACCESS_OPTIONAL_RANGE bits (relaxed ordering and its
@@ -117,9 +204,8 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
  * re-registers in place (uroce_mr_rereg), which refuses what it refuses without changing
  * the MR, so every failure here leaves the old MR valid: IBV_REREG_MR_ERR_INPUT with errno.
  * A new range is seen by the network at its own address (rdma-core passes addr as the
- * HCA virtual address). The keys change, as a deregistration followed by a registration
- * would change them: callers read mr->lkey and mr->rkey again. Fork needs nothing here
- * (misc.c), so the fork error codes never occur. */
+ * HCA virtual address). The keys stay (uroce_mr_rereg), as mlx5 and rxe keep them. Fork
+ * needs nothing here (misc.c), so the fork error codes never occur. */
 int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr, size_t length,
 		 int access)
 {
@@ -164,9 +250,6 @@ int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *ibpd, void *addr
 	ibmr->pd = new_pd;
 	ibmr->addr = new_addr;
 	ibmr->length = new_length;
-	ibmr->lkey = uroce_mr_lkey(mr->eng);
-	ibmr->rkey = uroce_mr_rkey(mr->eng);
-	ibmr->handle = ibmr->lkey;
 	mr->iova = new_iova;
 	mr->access = new_access;
 	return 0;

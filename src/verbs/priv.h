@@ -84,9 +84,20 @@ struct uv_context {
 	struct uv_context *next;   /* in port->contexts */
 };
 
+/* A protection domain, or a parent domain (ibv_alloc_parent_domain(3)): a second handle on
+ * a protection domain's engine PD, so that the two are interchangeable everywhere, whose
+ * QPs and SRQs take their rings from its allocators (mem, through pd_mem_alloc). */
 struct uv_pd {
 	struct ibv_pd ibv;
 	struct uroce_pd *eng;
+	struct uv_pd *protection;  /* a parent domain's protection domain, else NULL */
+	unsigned parents;          /* a protection domain's parent domains (port lock) */
+	unsigned users;            /* a parent domain's QPs and SRQs (port lock) */
+	struct uroce_mem mem;      /* a parent domain's allocators (alloc NULL: none) */
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size, size_t alignment,
+		       uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr, uint64_t resource_type);
+	void *pd_context;
 };
 
 struct uv_mr {
@@ -197,8 +208,23 @@ bool uv_port_poll(struct uv_port *port);
  * about to wait for an event rather than poll. */
 void uv_port_end_nap(struct uv_port *port);
 
+/* pd.c */
+struct ibv_pd *uv_alloc_parent_domain(struct ibv_context *ctx,
+				      struct ibv_parent_domain_init_attr *attr);
+/* The rings of a QP or SRQ made with pd: its allocators (NULL: none), and, under the port
+ * lock, one more (or one less, use false) user of a parent domain. */
+const struct uroce_mem *uv_pd_mem(struct ibv_pd *pd);
+void uv_pd_use(struct ibv_pd *pd, bool use);
+
 /* cq.c */
 void uv_cq_fire(struct uv_cq *cq);
+/* Takes (lock true) or gives back the poll locks of qp's CQs, in address order, so that the
+ * caller is their only consumer; before the port lock, which no poller holds while it
+ * waits for a poll lock. */
+void uv_qp_cqs_lock(struct ibv_qp *qp, bool lock);
+/* uroce_cq_drop_qp on the QP's CQs, under uv_qp_cqs_lock and the port lock; a notification
+ * request waiting for a new completion keeps waiting for one. */
+void uv_qp_cqs_drop(struct ibv_qp *qp);
 int uv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 int uv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 

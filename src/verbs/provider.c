@@ -11,8 +11,8 @@
  *   accepted and ignored: uroce's device list holds uroce's device only, and no context is
  *   ever made by a provider (_verbs_init_and_alloc_context fails), so none of its code
  *   runs. verbs_set_ops and verbs_uninit_context act only on such a context: nothing to do.
- * - The kernel commands (ibv_cmd_*, execute_ioctl) have no command file descriptor to go to
- *   (uroce's contexts have cmd_fd -1): they fail with EOPNOTSUPP, returned and in errno
+ * - The kernel commands (ibv_cmd_*, execute_ioctl) have no kernel device to go to (uroce's
+ *   cmd_fd carries nothing, device.c): they fail with EOPNOTSUPP, returned and in errno
  *   (ibv_cmd_poll_cq returns -1), what rdma-core reports for a command the kernel lacks.
  * - What needs no kernel does what rdma-core's does: verbs_open_device opens a device,
  *   verbs_init_cq initialises a CQ, __ioctl_final_num_attrs counts, __verbs_log logs,

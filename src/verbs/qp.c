@@ -55,7 +55,8 @@ static bool caller_has_net_raw(void)
 struct ibv_srq *ibv_create_srq(struct ibv_pd *ibpd, struct ibv_srq_init_attr *init)
 {
 	struct uv_port *port = port_of(ibpd->context);
-	struct uroce_srq_attr a = {init->attr.max_wr, init->attr.max_sge, init->attr.srq_limit};
+	struct uroce_srq_attr a = {init->attr.max_wr, init->attr.max_sge, init->attr.srq_limit,
+				   uv_pd_mem(ibpd)};
 	struct uv_srq *srq = calloc(1, sizeof(*srq));
 	int err;
 
@@ -65,8 +66,10 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *ibpd, struct ibv_srq_init_attr *in
 	}
 	pthread_mutex_lock(&port->lock);
 	err = uroce_srq_create(((struct uv_pd *)ibpd)->eng, &a, &srq->eng);
-	if (!err)
+	if (!err) {
 		uroce_srq_set_user(srq->eng, &srq->ibv);
+		uv_pd_use(ibpd, true);
+	}
 	pthread_mutex_unlock(&port->lock);
 	if (err) {
 		free(srq);
@@ -85,7 +88,7 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *ibpd, struct ibv_srq_init_attr *in
 int ibv_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
 {
 	struct uv_port *port = port_of(ibsrq->context);
-	struct uroce_srq_attr a = {attr->max_wr, attr->max_sge, attr->srq_limit};
+	struct uroce_srq_attr a = {attr->max_wr, attr->max_sge, attr->srq_limit, NULL};
 	unsigned m = 0;
 	int err;
 
@@ -120,6 +123,8 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 
 	pthread_mutex_lock(&port->lock);
 	err = uroce_srq_destroy(((struct uv_srq *)ibsrq)->eng);
+	if (!err)
+		uv_pd_use(ibsrq->pd, false);
 	pthread_mutex_unlock(&port->lock);
 	if (err)
 		return uv_fail(uv_errno(err));
@@ -184,6 +189,7 @@ struct ibv_qp *uv_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_
 	a.cap.max_inline_data = in->cap.max_inline_data;
 	a.qp_type = (enum uroce_qp_type)in->qp_type;
 	a.sq_sig_all = in->sq_sig_all;
+	a.mem = uv_pd_mem(in->pd);
 
 	if (!(qp = calloc(1, sizeof(*qp)))) {
 		errno = ENOMEM;
@@ -196,6 +202,7 @@ struct ibv_qp *uv_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_
 		if (!err) {
 			uroce_qp_set_user(qp->eng, &qp->ex.qp_base);
 			uroce_qp_query(qp->eng, &now, &a);
+			uv_pd_use(in->pd, true);
 		}
 	}
 	pthread_mutex_unlock(&port->lock);
@@ -205,6 +212,7 @@ struct ibv_qp *uv_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_
 		if (qp->eng) {
 			pthread_mutex_lock(&port->lock);
 			uroce_qp_destroy(qp->eng);
+			uv_pd_use(in->pd, false);
 			pthread_mutex_unlock(&port->lock);
 		}
 		free(qp);
@@ -293,12 +301,23 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *in, int mask)
 	a.retry_cnt = in->retry_cnt;
 	a.rnr_retry = in->rnr_retry;
 
+	/* RESET also takes the QP's completions out of its CQs (uroce_cq_drop_qp), as the
+	 * providers of RDMA NICs do: the QP starts again with nothing of its past. */
+	bool reset = (mask & IBV_QP_STATE) && in->qp_state == IBV_QPS_RESET;
+
+	if (reset)
+		uv_qp_cqs_lock(ibqp, true);
 	uv_port_flush(port);
 	pthread_mutex_lock(&port->lock);
 	err = uroce_qp_modify(qp->eng, &a, (unsigned)mask);
-	if (!err)
+	if (!err) {
 		ibqp->state = (enum ibv_qp_state)uroce_qp_state(qp->eng);
+		if (reset)
+			uv_qp_cqs_drop(ibqp);
+	}
 	uv_port_unlock_kick(port); /* a move to ERR flushes: completions to deliver */
+	if (reset)
+		uv_qp_cqs_lock(ibqp, false);
 	return uv_fail(uv_errno(err));
 }
 
@@ -370,10 +389,17 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	struct uv_port *port = port_of(ibqp->context);
 	int err;
 
+	/* Its completions go with it (uroce_cq_drop_qp), as with the providers of RDMA NICs: a
+	 * later QP may get its number. */
+	uv_qp_cqs_lock(ibqp, true);
 	uv_port_flush(port);
 	pthread_mutex_lock(&port->lock);
+	uv_qp_cqs_drop(ibqp);
 	err = uroce_qp_destroy(qp->eng);
+	if (!err)
+		uv_pd_use(ibqp->pd, false);
 	pthread_mutex_unlock(&port->lock);
+	uv_qp_cqs_lock(ibqp, false);
 	if (err)
 		return uv_fail(uv_errno(err));
 	uv_port_posted(port); /* its staged completions wait for nothing now: a round publishes */

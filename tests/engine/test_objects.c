@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Step 1 of the engine: protection domains, memory regions (access rules, keys, the
- * overflow-safe range check), CQs (overrun as an asynchronous error), SRQs, and the QP
+ * overflow-safe range check), CQs (overrun as an asynchronous error, a QP's completions
+ * taken out, resizing), queue memory from a caller's allocator, SRQs, and the QP
  * state machine of IBA 10.3.1 with the attribute rules of 11.2.4.2, for RC, UC and UD: every
  * (from, to) pair is tried, legal ones with exactly their required attributes, each
  * required attribute left out in turn, a foreign attribute added, and bad values. */
-#include "harness.h"
+#include "inject.h"
 
 #include "engine/mr.h"
 
@@ -151,9 +152,10 @@ static void test_IBA10_6_3_mr_registration(void **state)
 	uroce_dev_free(dev); /* frees what is left */
 }
 
-/* Re-registration (ibv_rereg_mr(3)) replaces every attribute at once, gives new keys in the
- * same slot so that the old ones reach nothing, moves the PD reference, and leaves the MR
- * untouched when the new attributes are refused. */
+/* Re-registration (ibv_rereg_mr(3)) replaces every attribute at once and keeps the keys, as
+ * mlx5 and rxe do: the key reaches the new range with the new rights through the new PD,
+ * and no longer the old range or PD. The PD reference moves; refused attributes leave the
+ * MR untouched. */
 static void test_mr_rereg(void **state)
 {
 	struct uroce_dev *dev = dev_new();
@@ -177,17 +179,18 @@ static void test_mr_rereg(void **state)
 	assert_int_equal(uroce_pd_dealloc(pd2), 0);          /* never taken */
 	assert_int_equal(uroce_pd_alloc(dev, &pd2), 0);
 
-	/* Another range, PD and rights: new keys in the same slot; the old key reaches nothing. */
+	/* Another range, PD and rights: the same keys reach the new region only. */
 	assert_int_equal(uroce_mr_rereg(mr, pd2, b, sizeof(b), 0x8000, H_ALL_ACCESS), 0);
-	uint32_t k2 = uroce_mr_rkey(mr);
-	assert_int_equal(k2 >> 8, k1 >> 8);
-	assert_int_not_equal(k2, k1);
-	assert_int_equal(uroce_mr_lkey(mr), k2);
-	assert_null(mr_find(dev, k1));
-	assert_null(mr_access(dev, pd, k1, 0x1000, 1, 0));
-	assert_null(mr_access(dev, pd, k2, 0x8000, 1, 0)); /* the old PD */
-	assert_ptr_equal(mr_access(dev, pd2, k2, 0x8000, 8192, UROCE_ACCESS_REMOTE_WRITE), b);
-	assert_null(mr_access(dev, pd2, k2, 0x1000, 1, 0)); /* the old range */
+	assert_int_equal(uroce_mr_rkey(mr), k1);
+	assert_int_equal(uroce_mr_lkey(mr), k1);
+	assert_ptr_equal(mr_find(dev, k1), mr);
+	assert_null(mr_access(dev, pd, k1, 0x8000, 1, 0)); /* the old PD */
+	assert_ptr_equal(mr_access(dev, pd2, k1, 0x8000, 8192, UROCE_ACCESS_REMOTE_WRITE), b);
+	assert_null(mr_access(dev, pd2, k1, 0x1000, 1, 0)); /* the old range */
+	/* Rights taken away take effect at once. */
+	assert_int_equal(uroce_mr_rereg(mr, pd2, b, sizeof(b), 0x8000, UROCE_ACCESS_LOCAL_WRITE), 0);
+	assert_null(mr_access(dev, pd2, k1, 0x8000, 1, UROCE_ACCESS_REMOTE_WRITE));
+	assert_ptr_equal(mr_access(dev, pd2, k1, 0x8000, 1, UROCE_ACCESS_LOCAL_WRITE), b);
 	/* The old PD is free to go, the new one is held. */
 	assert_int_equal(uroce_pd_dealloc(pd2), UROCE_EBUSY);
 	assert_int_equal(uroce_pd_dealloc(pd), 0);
@@ -270,6 +273,265 @@ static void test_IBA11_6_3_cq_overrun(void **state)
 	assert_int_equal(uroce_cq_destroy(cq), 0);
 	assert_int_equal(uroce_pd_dealloc(pd), 0);
 	uroce_dev_free(dev);
+}
+
+/* n receive requests posted to a QP in ERR, from wr_id first on, flushed at once. */
+static void post_flushed(struct uroce_qp *qp, uint64_t first, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct uroce_recv_wr r = {.wr_id = first + (uint64_t)i};
+		const struct uroce_recv_wr *bad;
+		assert_int_equal(uroce_post_recv(qp, &r, &bad), 0);
+	}
+	uroce_dev_take_posted(qp->dev);
+	uroce_dev_publish(qp->dev);
+}
+
+static struct uroce_qp *qp_in_error(struct uroce_pd *pd, struct uroce_cq *cq)
+{
+	struct uroce_qp_init_attr init = {.send_cq = cq, .recv_cq = cq, .qp_type = UROCE_QPT_RC,
+					  .cap = {.max_send_wr = 8, .max_recv_wr = 8}};
+	struct uroce_qp_attr a = {.qp_state = UROCE_QPS_ERR};
+	struct uroce_qp *qp;
+	assert_int_equal(uroce_qp_create(pd, &init, &qp), 0);
+	assert_int_equal(uroce_qp_modify(qp, &a, UROCE_QPA_STATE), 0);
+	return qp;
+}
+
+/* uroce_cq_drop_qp takes a QP's completions out of a CQ, published ones and staged ones
+ * (waiting for the ACK their QP owes), and keeps every other completion in its order and
+ * its visibility; the counts only move forward, and the ring is reused across its end. */
+static void test_cq_drop_qp(void **state)
+{
+	struct inj_opts o = {.epsn = 10};
+	struct inj *t = inj_new(&o);
+	struct h_buf b = inj_buf(t, 256, 1);
+	static const uint8_t data[16];
+	struct uroce_wc wc[8];
+	(void)state;
+
+	h_post_recv(t->qp, 100, &b, 0, 256);
+	struct uroce_qp *q = qp_in_error(t->pd, t->cq);
+	post_flushed(q, 1, 2);                         /* published: q1 q2 */
+	struct inj_hdr h = {.opcode = UROCE_OP_RC_SEND_ONLY, .psn = 10, .ackreq = true,
+			    .payload = data, .len = sizeof(data)};
+	inj_send(t, &h);                               /* staged: t's, its ACK unsent */
+	post_flushed(q, 3, 1);                         /* staged behind it: q3 */
+	assert_int_equal(uroce_cq_count(t->cq), 2);
+	uint32_t pushed = uroce_cq_pushed(t->cq);
+
+	/* t's staged completion goes; q3 stays staged, and shows once published. */
+	uroce_cq_drop_qp(t->cq, t->qp);
+	assert_int_equal(uroce_cq_count(t->cq), 2);
+	assert_int_equal(uroce_cq_pushed(t->cq), pushed + 1);
+	uroce_dev_publish(t->dev);
+	assert_int_equal(uroce_cq_poll(t->cq, wc, 8), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(wc[i].wr_id, (uint64_t)i + 1);
+		assert_ptr_equal(wc[i].qp, q);
+	}
+	/* The ACK is still owed and sent: dropping a completion answers nothing. */
+	assert_int_equal(inj_out(t), 1);
+	inj_expect_ack(&t->o[0], 0x1F, 10);
+	assert_int_equal(uroce_cq_poll(t->cq, wc, 8), 0);
+
+	/* A ring of 4 used across its end: q4 r1 | q5 r2 q6 r3, polled up to the bar. */
+	struct uroce_cq *cq;
+	assert_int_equal(uroce_cq_create(t->dev, 4, &cq), 0);
+	struct uroce_qp *q2 = qp_in_error(t->pd, cq), *r = qp_in_error(t->pd, cq);
+	post_flushed(q2, 4, 1);
+	post_flushed(r, 11, 1);
+	assert_int_equal(uroce_cq_poll(cq, wc, 2), 2);
+	post_flushed(q2, 5, 1);
+	post_flushed(r, 12, 1);
+	post_flushed(q2, 6, 1);
+	post_flushed(r, 13, 1);
+	uroce_cq_drop_qp(cq, q2);
+	assert_int_equal(uroce_cq_count(cq), 2);
+	/* Room for two more: the ring holds 4. */
+	post_flushed(r, 14, 2);
+	assert_int_equal(uroce_cq_poll(cq, wc, 8), 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(wc[i].wr_id, (uint64_t)i + 12);
+		assert_int_equal(wc[i].qp_num, uroce_qp_num(r));
+	}
+	assert_int_equal(uroce_cq_poll(cq, wc, 0), 0); /* no overrun */
+	h_buf_free(&b);
+	inj_free(t);
+}
+
+/* uroce_cq_resize keeps every completion it holds, published or staged, in its order and
+ * visibility, across the ring's end; it refuses a depth below what it holds, and the new
+ * depth is the one the overrun test uses. */
+static void test_IBA11_2_7_3_cq_resize(void **state)
+{
+	struct inj_opts o = {.epsn = 10};
+	struct inj *t = inj_new(&o);
+	struct h_buf b = inj_buf(t, 256, 1);
+	static const uint8_t data[16];
+	struct uroce_wc wc[8];
+	(void)state;
+
+	h_post_recv(t->qp, 100, &b, 0, 256);
+	struct uroce_qp *q = qp_in_error(t->pd, t->cq);
+	post_flushed(q, 1, 2);
+	struct inj_hdr h = {.opcode = UROCE_OP_RC_SEND_ONLY, .psn = 10, .ackreq = true,
+			    .payload = data, .len = sizeof(data)};
+	inj_send(t, &h);       /* staged until its ACK leaves */
+	post_flushed(q, 3, 1); /* staged behind it */
+	assert_int_equal(uroce_cq_resize(t->cq, 3), UROCE_EINVAL); /* holds 4 */
+	assert_int_equal(uroce_cq_resize(t->cq, 0), UROCE_EINVAL);
+	assert_int_equal(uroce_cq_resize(t->cq, UROCE_MAX_CQE + 1), UROCE_EINVAL);
+	assert_int_equal(uroce_cq_resize(t->cq, 4), 0);
+	assert_int_equal(uroce_cq_count(t->cq), 2);
+	assert_int_equal(inj_out(t), 1);
+	assert_int_equal(uroce_cq_poll(t->cq, wc, 8), 4);
+	assert_int_equal(wc[0].wr_id, 1);
+	assert_int_equal(wc[1].wr_id, 2);
+	assert_int_equal(wc[2].wr_id, 100);
+	assert_int_equal(wc[3].wr_id, 3);
+
+	/* A ring of 4 used across its end, then grown to 6 and filled. */
+	struct uroce_cq *cq;
+	assert_int_equal(uroce_cq_create(t->dev, 4, &cq), 0);
+	struct uroce_qp *r = qp_in_error(t->pd, cq);
+	post_flushed(r, 1, 3);
+	assert_int_equal(uroce_cq_poll(cq, wc, 2), 2);
+	post_flushed(r, 4, 3); /* 3 to 6 in slots 2, 3, 0, 1: full */
+	assert_int_equal(uroce_cq_resize(cq, 3), UROCE_EINVAL);
+	assert_int_equal(uroce_cq_resize(cq, 6), 0);
+	post_flushed(r, 7, 2);
+	assert_int_equal(uroce_cq_poll(cq, wc, 0), 0); /* no overrun */
+	assert_int_equal(uroce_cq_poll(cq, wc, 8), 6);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(wc[i].wr_id, (uint64_t)i + 3);
+	/* Shrunk to 2: the third completion overruns it. */
+	assert_int_equal(uroce_cq_resize(cq, 2), 0);
+	post_flushed(r, 9, 3);
+	assert_int_equal(uroce_cq_poll(cq, wc, 8), 2);
+	assert_int_equal(uroce_cq_poll(cq, wc, 8), UROCE_EIO);
+	h_buf_free(&b);
+	inj_free(t);
+}
+
+/* A recording allocator: the blocks it gave and took back, by use. */
+struct rec_mem {
+	int given[4], taken[4];
+	size_t size[4];
+	void *block[4];
+	bool use_default, fail;
+};
+
+static void *rec_alloc(void *ctx, size_t size, size_t align, enum uroce_mem_use use)
+{
+	struct rec_mem *m = ctx;
+
+	assert_int_equal(align, 64);
+	if (m->fail)
+		return NULL;
+	if (m->use_default)
+		return UROCE_MEM_DEFAULT;
+	void *p = aligned_alloc(64, (size + 63) & ~(size_t)63);
+	assert_non_null(p);
+	memset(p, 0, size);
+	m->given[use]++;
+	m->size[use] = size;
+	m->block[use] = p;
+	return p;
+}
+
+static void rec_free(void *ctx, void *ptr, enum uroce_mem_use use)
+{
+	struct rec_mem *m = ctx;
+
+	assert_ptr_equal(ptr, m->block[use]);
+	m->taken[use]++;
+	free(ptr);
+}
+
+/* The rings of a QP (send queue, own receive queue) and of an SRQ come from the allocator
+ * given at creation, one block each, and go back to it at destroy; UROCE_MEM_DEFAULT makes
+ * the engine allocate, NULL fails the creation; objects the device still has at its end are
+ * not given back (their allocator may be gone). Work goes through rings of either kind. */
+static void test_queue_memory(void **state)
+{
+	struct h_net *net = h_net_new(1, 2, false, NULL);
+	struct uroce_pd *pd = net->node[0].pd;
+	struct uroce_cq *cq = net->node[0].cq;
+	struct rec_mem m = {0};
+	struct uroce_mem mem = {rec_alloc, rec_free, &m};
+	struct uroce_qp_init_attr init = {.send_cq = cq, .recv_cq = cq, .qp_type = UROCE_QPT_RC,
+					  .cap = {.max_send_wr = 8, .max_recv_wr = 4, .max_send_sge = 2,
+						  .max_recv_sge = 3, .max_inline_data = 64},
+					  .mem = &mem};
+	struct uroce_qp *qp, *qp2;
+	struct uroce_srq *srq;
+	(void)state;
+
+	assert_int_equal(uroce_qp_create(pd, &init, &qp), 0);
+	assert_int_equal(m.given[UROCE_MEM_SQ], 1);
+	assert_int_equal(m.given[UROCE_MEM_RQ], 1);
+	assert_true(m.size[UROCE_MEM_SQ] >= 8 * (2 * sizeof(struct uroce_sge) + 64));
+	assert_true(m.size[UROCE_MEM_RQ] >= 4 * 3 * sizeof(struct uroce_sge));
+	struct uroce_srq_attr sa = {.max_wr = 4, .max_sge = 1, .mem = &mem};
+	assert_int_equal(uroce_srq_create(pd, &sa, &srq), 0);
+	assert_int_equal(m.given[UROCE_MEM_SRQ], 1);
+
+	/* Traffic both ways through custom rings: qp (its own receive queue) and a QP on
+	 * node 1. */
+	struct h_qp_opts o = {.type = UROCE_QPT_RC};
+	struct h_buf b0 = h_buf_new(net, 0, 4096, H_ALL_ACCESS, 1);
+	struct h_buf b1 = h_buf_new(net, 1, 4096, H_ALL_ACCESS, 2);
+	struct uroce_qp *peer = h_qp_create(net, 1, &o, NULL);
+	h_qp_rts(net, qp, 0, 1, uroce_qp_num(peer), &o, 0, 0);
+	h_qp_rts(net, peer, 1, 0, uroce_qp_num(qp), &o, 0, 0);
+	struct uroce_wc wc;
+	h_post_recv(peer, 7, &b1, 0, 256);
+	h_post_send(qp, UROCE_WR_SEND, 1, &b0, 0, 64, 0, 0, UROCE_SEND_INLINE);
+	h_run(net, UINT64_MAX);
+	wc = h_poll1(net, 0);
+	h_expect_wc(&wc, 1, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+	wc = h_poll1(net, 1);
+	h_expect_wc(&wc, 7, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+	assert_memory_equal(b1.p, b0.p, 64);
+	h_post_recv(qp, 8, &b0, 1024, 256);
+	h_post_send(peer, UROCE_WR_SEND, 2, &b1, 512, 256, 0, 0, 0);
+	h_run(net, UINT64_MAX);
+	wc = h_poll1(net, 0);
+	h_expect_wc(&wc, 8, UROCE_WC_SUCCESS, UROCE_WC_RECV);
+	wc = h_poll1(net, 1);
+	h_expect_wc(&wc, 2, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+	assert_memory_equal(b0.p + 1024, b1.p + 512, 256);
+	assert_int_equal(uroce_qp_destroy(peer), 0);
+
+	assert_int_equal(uroce_qp_destroy(qp), 0);
+	assert_int_equal(m.taken[UROCE_MEM_SQ], 1);
+	assert_int_equal(m.taken[UROCE_MEM_RQ], 1);
+	assert_int_equal(uroce_srq_destroy(srq), 0);
+	assert_int_equal(m.taken[UROCE_MEM_SRQ], 1);
+
+	/* The engine's own memory on request; a failing allocator fails the creation. */
+	m.use_default = true;
+	assert_int_equal(uroce_qp_create(pd, &init, &qp), 0);
+	assert_int_equal(uroce_qp_destroy(qp), 0);
+	m.use_default = false;
+	m.fail = true;
+	assert_int_equal(uroce_qp_create(pd, &init, &qp), UROCE_ENOMEM);
+	assert_int_equal(uroce_srq_create(pd, &sa, &srq), UROCE_ENOMEM);
+	m.fail = false;
+	assert_int_equal(m.given[UROCE_MEM_SQ], 1);
+	assert_int_equal(m.taken[UROCE_MEM_SQ], 1);
+
+	/* Left to the device's end: not given back. */
+	assert_int_equal(uroce_qp_create(pd, &init, &qp2), 0);
+	void *left = m.block[UROCE_MEM_SQ], *left_rq = m.block[UROCE_MEM_RQ];
+	h_buf_free(&b0);
+	h_buf_free(&b1);
+	h_net_free(net);
+	assert_int_equal(m.taken[UROCE_MEM_SQ], 1);
+	assert_int_equal(m.taken[UROCE_MEM_RQ], 1);
+	free(left);
+	free(left_rq);
 }
 
 static void test_objects_in_use(void **state)
@@ -770,6 +1032,9 @@ int main(void)
 		cmocka_unit_test(test_mr_rereg),
 		cmocka_unit_test(test_range_check_overflow_safe),
 		cmocka_unit_test(test_IBA11_6_3_cq_overrun),
+		cmocka_unit_test(test_cq_drop_qp),
+		cmocka_unit_test(test_IBA11_2_7_3_cq_resize),
+		cmocka_unit_test(test_queue_memory),
 		cmocka_unit_test(test_objects_in_use),
 		cmocka_unit_test(test_qpn_cyclic),
 		cmocka_unit_test(test_IBA11_2_4_2_every_transition),

@@ -751,7 +751,10 @@ static struct ibv_context *open_ctx(void)
 }
 
 /* What needs a kernel object uroce does not have fails as the man pages say; fork is safe
- * without ibv_fork_init; no operation writes its data in order. */
+ * without ibv_fork_init; no operation writes its data in order. The context's cmd_fd is a
+ * real descriptor that carries nothing: a program can duplicate it to share the context, as
+ * ibv_import_device(3) describes (rdma-core's test_shared_pd does), and the import is what
+ * fails. */
 static void test_unsupported_and_answers(void **state)
 {
 	struct ibv_context *ctx = open_ctx();
@@ -760,11 +763,18 @@ static void test_unsupported_and_answers(void **state)
 	struct ibv_qp_init_attr ia = {.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
 				      .cap = {1, 1, 1, 1, 0}};
 	struct ibv_qp *qp;
-	int fd = dup(0);
+	char c;
+	int fd = dup(ctx->cmd_fd);
 
 	(void)state;
 	assert_non_null(pd);
 	assert_non_null(cq);
+	assert_true(fd >= 0);
+	assert_int_equal(fcntl(ctx->cmd_fd, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(read(fd, &c, 1), 0);
+	errno = 0;
+	assert_int_equal(write(fd, "x", 1), -1);
+	assert_int_equal(errno, EPERM);
 	errno = 0;
 	assert_null(ibv_import_device(fd));
 	assert_int_equal(errno, EOPNOTSUPP);

@@ -910,8 +910,9 @@ static enum ibv_wc_status write_through(uint32_t rkey, uint64_t addr)
 }
 
 /* Input errors leave the MR as it was (IBV_REREG_MR_ERR_INPUT); a new range, new rights and
- * a new PD take effect for the network at once, with new keys: the old ones reach
- * nothing. */
+ * a new PD take effect for the network at once, and the keys stay (as mlx5 and rxe keep
+ * them: rdma-core's test_mr_rereg_access writes with the key it had before): the key a
+ * peer holds reaches the new range only. */
 static void test_rereg_mr(void **state)
 {
 	uint8_t *m1 = aligned_alloc(4096, 8192), *m2 = aligned_alloc(4096, 8192);
@@ -957,23 +958,29 @@ static void test_rereg_mr(void **state)
 	assert_int_equal(write_through(key1, (uintptr_t)m1), IBV_WC_SUCCESS);
 	assert_memory_equal(m1, E.buf, 64);
 
-	/* Another range: its own address, new keys, the old key refused. */
+	/* Another range: its own address, the same keys, the old range refused. */
 	assert_int_equal(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, m2 + 4096, 4096,
 				      0),
 			 0);
 	assert_ptr_equal(mr->addr, m2 + 4096);
 	assert_int_equal(mr->length, 4096);
-	assert_int_not_equal(mr->rkey, key1);
-	assert_int_equal(write_through(mr->rkey, (uintptr_t)m2 + 4096), IBV_WC_SUCCESS);
+	assert_int_equal(mr->rkey, key1);
+	assert_int_equal(mr->lkey, key1);
+	assert_int_equal(write_through(key1, (uintptr_t)m2 + 4096), IBV_WC_SUCCESS);
 	assert_memory_equal(m2 + 4096, E.buf, 64);
-	assert_int_equal(write_through(mr->rkey, (uintptr_t)m2), IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(write_through(key1, (uintptr_t)m2), IBV_WC_REM_ACCESS_ERR);
 	assert_int_equal(write_through(key1, (uintptr_t)m1), IBV_WC_REM_ACCESS_ERR);
 
-	/* Rights taken away, then given back. */
+	/* Rights taken away, then given back: the same key is refused, then reaches it again. */
 	assert_int_equal(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 				      IBV_ACCESS_LOCAL_WRITE),
 			 0);
-	assert_int_equal(write_through(mr->rkey, (uintptr_t)m2 + 4096), IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(mr->rkey, key1);
+	assert_int_equal(write_through(key1, (uintptr_t)m2 + 4096), IBV_WC_REM_ACCESS_ERR);
+	assert_int_equal(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE),
+			 0);
+	assert_int_equal(write_through(key1, (uintptr_t)m2 + 4096), IBV_WC_SUCCESS);
 
 	/* Another PD: the QPs of the first no longer reach it, whatever the rights. */
 	assert_int_equal(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS, pd2,
@@ -991,6 +998,308 @@ static void test_rereg_mr(void **state)
 	free(m2);
 }
 
+static void to_error(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+}
+
+/* The next completion of E.cq has this wr_id and QP, and none follows (nothing else is in
+ * flight: a round that finds nothing more ends the wait). */
+static void expect_only(uint64_t wr_id, const struct ibv_qp *qp)
+{
+	struct ibv_wc wc = wait_wc();
+
+	assert_int_equal(wc.wr_id, wr_id);
+	assert_int_equal(wc.qp_num, qp->qp_num);
+	assert_int_equal(ibv_poll_cq(E.cq, 1, &wc), 0);
+}
+
+/* A QP moved to RESET, or destroyed, takes its completions not yet polled out of its CQs, as
+ * the providers of RDMA NICs do (mlx5_cq_clean): rdma-core's test_mr_rereg_pd and
+ * test_mr_rereg_addr restart QPs that were in ERR and then expect their next completion to
+ * be new, not an old flush. Other QPs' completions stay, and so does a receive completion
+ * from an SRQ (it tells that the SRQ's buffer was used). */
+static void test_reset_drops_completions(void **state)
+{
+	struct ibv_qp *a = make_qp(IBV_QPT_RC, 0), *b = make_qp(IBV_QPT_RC, 0);
+	struct ibv_qp *c = make_qp(IBV_QPT_RC, 0), *d;
+	(void)state;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	connect_rc(a, b->qp_num);
+	connect_rc(b, a->qp_num);
+	connect_rc(c, b->qp_num); /* receive requests need INIT or later */
+	post_recv(a, 0, 64, 10);
+	post_recv(a, 0, 64, 11);
+	post_recv(c, 0, 64, 30);
+	to_error(a); /* flushes 10 and 11 */
+	to_error(c); /* flushes 30 */
+	struct ibv_qp_attr reset = {.qp_state = IBV_QPS_RESET};
+	assert_int_equal(ibv_modify_qp(a, &reset, IBV_QP_STATE), 0);
+	expect_only(30, c);
+
+	/* Connected again, a starts afresh: its next completion is a new one. */
+	connect_rc(a, b->qp_num);
+	assert_int_equal(ibv_modify_qp(b, &reset, IBV_QP_STATE), 0);
+	connect_rc(b, a->qp_num);
+	post_recv(b, 0, 64, 21);
+	struct ibv_sge sge = {(uintptr_t)E.buf + 4096, 64, E.mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = 12, .sg_list = &sge, .num_sge = 1,
+				 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED}, *bad;
+	assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+	struct ibv_wc wc[2];
+	for (int got = 0; got < 2; got += ibv_poll_cq(E.cq, 2 - got, wc + got)) {
+	}
+	assert_int_equal(wc[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(wc[1].status, IBV_WC_SUCCESS);
+	assert_int_equal(wc[0].wr_id + wc[1].wr_id, 12 + 21);
+
+	/* Destroyed with a completion unpolled: it goes too. */
+	d = make_qp(IBV_QPT_RC, 0);
+	assert_non_null(d);
+	connect_rc(d, b->qp_num);
+	assert_int_equal(ibv_modify_qp(c, &reset, IBV_QP_STATE), 0);
+	connect_rc(c, b->qp_num);
+	post_recv(c, 0, 64, 31);
+	post_recv(d, 0, 64, 40);
+	to_error(c);
+	to_error(d);
+	assert_int_equal(ibv_destroy_qp(c), 0);
+	expect_only(40, d);
+
+	/* A receive from an SRQ completed, then its QP reset: the completion stays. */
+	struct ibv_srq_init_attr si = {.attr = {.max_wr = 4, .max_sge = 1}};
+	struct ibv_srq *srq = ibv_create_srq(E.pd, &si);
+	struct ibv_cq *cq2 = ibv_create_cq(E.ctx, 16, NULL, NULL, 0);
+	assert_non_null(srq);
+	assert_non_null(cq2);
+	struct ibv_qp_init_attr qi = {.send_cq = E.cq, .recv_cq = E.cq, .srq = srq,
+				      .cap = {.max_send_wr = 4, .max_send_sge = 1},
+				      .qp_type = IBV_QPT_RC};
+	struct ibv_qp *s = ibv_create_qp(E.pd, &qi);
+	qi.srq = NULL;
+	qi.send_cq = qi.recv_cq = cq2;
+	qi.cap.max_recv_wr = qi.cap.max_recv_sge = 1;
+	struct ibv_qp *x = ibv_create_qp(E.pd, &qi);
+	assert_non_null(s);
+	assert_non_null(x);
+	connect_rc(s, x->qp_num);
+	connect_rc(x, s->qp_num);
+	struct ibv_recv_wr rwr = {.wr_id = 50, .sg_list = &sge, .num_sge = 1}, *rbad;
+	assert_int_equal(ibv_post_srq_recv(srq, &rwr, &rbad), 0);
+	wr.wr_id = 60;
+	assert_int_equal(ibv_post_send(x, &wr, &bad), 0);
+	while (ibv_poll_cq(cq2, 1, wc) == 0) { /* acknowledged: s has received it */
+	}
+	assert_int_equal(wc[0].status, IBV_WC_SUCCESS);
+	assert_int_equal(ibv_modify_qp(s, &reset, IBV_QP_STATE), 0);
+	expect_only(50, s);
+
+	assert_int_equal(ibv_destroy_qp(s), 0);
+	assert_int_equal(ibv_destroy_qp(x), 0);
+	assert_int_equal(ibv_destroy_cq(cq2), 0);
+	assert_int_equal(ibv_destroy_srq(srq), 0);
+	assert_int_equal(ibv_destroy_qp(a), 0);
+	assert_int_equal(ibv_destroy_qp(b), 0);
+	assert_int_equal(ibv_destroy_qp(d), 0);
+}
+
+/* ibv_resize_cq(3): the CQ keeps what it holds and takes as many more as it now may; a size
+ * below what it holds is refused (EINVAL), counting completions of work already posted
+ * (rdma-core's test_resize_cq fills a CQ, then shrinks it at once). */
+static void test_resize_cq(void **state)
+{
+	struct ibv_cq *cq = ibv_create_cq(E.ctx, 2, NULL, NULL, 0);
+	struct ibv_qp_init_attr qi = {.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+				      .cap = {.max_send_wr = 1, .max_recv_wr = 16,
+					      .max_send_sge = 1, .max_recv_sge = 1}};
+	struct ibv_qp *qp;
+	struct ibv_wc wc[16];
+	int got = 0;
+	(void)state;
+
+	assert_non_null(cq);
+	assert_non_null(qp = ibv_create_qp(E.pd, &qi));
+	connect_rc(qp, qp->qp_num);
+	to_error(qp);
+	post_recv(qp, 0, 64, 1);
+	post_recv(qp, 0, 64, 2); /* flushed by the next round */
+	assert_int_equal(ibv_resize_cq(cq, 1), EINVAL);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(cq->cqe, 2);
+	assert_int_equal(ibv_resize_cq(cq, 0), EINVAL);
+	assert_int_equal(ibv_resize_cq(cq, 8), 0);
+	assert_int_equal(cq->cqe, 8);
+	for (uint64_t id = 3; id <= 8; id++)
+		post_recv(qp, 0, 64, id);
+	while (got < 8) {
+		int n = ibv_poll_cq(cq, 16, wc + got);
+		assert_true(n >= 0); /* not overrun */
+		got += n;
+	}
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(wc[i].wr_id, (uint64_t)i + 1);
+		assert_int_equal(wc[i].status, IBV_WC_WR_FLUSH_ERR);
+	}
+	assert_int_equal(ibv_poll_cq(cq, 16, wc), 0);
+	assert_int_equal(ibv_resize_cq(cq, 1), 0); /* empty now */
+	assert_int_equal(ibv_destroy_qp(qp), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+}
+
+/* A parent domain's allocator that records what it is asked. The callbacks run inside
+ * verbs calls, under the library's locks: they count what is wrong instead of failing. */
+struct pd_rec {
+	int alloc[4], freed[4];
+	uint64_t types;     /* the resource types seen, as bits */
+	bool use_default;
+	struct ibv_pd *pd;  /* the parent domain it was called with */
+	void *live[8];      /* blocks given and not yet taken back */
+	int wrong;          /* calls with unexpected arguments */
+};
+
+static void *rec_alloc(struct ibv_pd *pd, void *pd_context, size_t size, size_t alignment,
+		       uint64_t resource_type)
+{
+	struct pd_rec *r = pd_context;
+	void *p;
+
+	if (pd != r->pd || resource_type < 1 || resource_type > 3 || alignment != 64) {
+		r->wrong++; /* uroce's types: 1 send queue, 2 receive queue, 3 SRQ */
+		return NULL;
+	}
+	r->types |= 1ull << resource_type;
+	if (r->use_default)
+		return IBV_ALLOCATOR_USE_DEFAULT;
+	for (int i = 0; i < 8; i++)
+		if (!r->live[i] && (p = aligned_alloc(alignment, (size + 63) / 64 * 64))) {
+			memset(p, 0, size);
+			r->live[i] = p;
+			r->alloc[resource_type]++;
+			return p;
+		}
+	r->wrong++;
+	return NULL;
+}
+
+static void rec_free(struct ibv_pd *pd, void *pd_context, void *ptr, uint64_t resource_type)
+{
+	struct pd_rec *r = pd_context;
+
+	for (int i = 0; i < 8; i++)
+		if (ptr && r->live[i] == ptr && pd == r->pd && resource_type >= 1 &&
+		    resource_type <= 3) {
+			r->live[i] = NULL;
+			r->freed[resource_type]++;
+			free(ptr);
+			return;
+		}
+	r->wrong++;
+}
+
+/* ibv_alloc_parent_domain(3): the parent domain stands for its protection domain anywhere
+ * (MRs of one work with QPs of the other), and the rings of its QPs and SRQs come from its
+ * allocators, which get it and its pd_context; IBV_ALLOCATOR_USE_DEFAULT leaves them to
+ * uroce. Each domain stays while the other or its QPs and SRQs need it (EBUSY); no thread
+ * domains (ibv_alloc_td: EOPNOTSUPP). */
+static void test_parent_domain(void **state)
+{
+	struct pd_rec r = {0};
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = E.pd, .comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+					 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = rec_alloc, .free = rec_free, .pd_context = &r};
+	struct ibv_td_init_attr ta = {0};
+	struct ibv_pd *par;
+	(void)state;
+
+	errno = 0;
+	assert_null(ibv_alloc_td(E.ctx, &ta));
+	assert_int_equal(errno, EOPNOTSUPP);
+	pa.td = (struct ibv_td *)&ta; /* no thread domain is uroce's */
+	assert_null(ibv_alloc_parent_domain(E.ctx, &pa));
+	assert_int_equal(errno, EINVAL);
+	pa.td = NULL;
+	pa.comp_mask |= 1u << 7;
+	assert_null(ibv_alloc_parent_domain(E.ctx, &pa));
+	assert_int_equal(errno, EINVAL);
+	pa.comp_mask &= ~(1u << 7);
+	assert_non_null(par = ibv_alloc_parent_domain(E.ctx, &pa));
+	r.pd = par;
+	assert_ptr_equal(par->context, E.ctx);
+	pa.pd = par; /* a parent of a parent */
+	assert_null(ibv_alloc_parent_domain(E.ctx, &pa));
+	assert_int_equal(errno, EINVAL);
+
+	/* Two RC QPs of the parent domain, traffic with the protection domain's MR. */
+	struct ibv_qp_init_attr_ex qa = {.send_cq = E.cq, .recv_cq = E.cq, .qp_type = IBV_QPT_RC,
+					 .cap = {8, 8, 1, 1, 0}, .comp_mask = IBV_QP_INIT_ATTR_PD,
+					 .pd = par};
+	struct ibv_qp *a = ibv_create_qp_ex(E.ctx, &qa), *b = ibv_create_qp_ex(E.ctx, &qa);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_ptr_equal(a->pd, par);
+	assert_int_equal(r.alloc[1], 2); /* send queues */
+	assert_int_equal(r.alloc[2], 2); /* receive queues */
+	connect_rc(a, b->qp_num);
+	connect_rc(b, a->qp_num);
+	for (int i = 0; i < 64; i++)
+		E.buf[i] = (uint8_t)(i + 3);
+	post_recv(b, 4096, 64, 5);
+	struct ibv_sge sge = {(uintptr_t)E.buf, 64, E.mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = 6, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED}, *bad;
+	assert_int_equal(ibv_post_send(a, &wr, &bad), 0);
+	struct ibv_wc wc = wait_wc(), wc2 = wait_wc();
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc2.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.wr_id + wc2.wr_id, 5 + 6);
+	assert_memory_equal(E.buf + 4096, E.buf, 64);
+
+	/* An SRQ of the parent domain; an MR registered with it is the protection domain's. */
+	struct ibv_srq_init_attr si = {.attr = {.max_wr = 4, .max_sge = 1}};
+	struct ibv_srq *srq = ibv_create_srq(par, &si);
+	assert_non_null(srq);
+	assert_int_equal(r.alloc[3], 1);
+	struct ibv_mr *mr = ibv_reg_mr(par, E.buf, 64, IBV_ACCESS_LOCAL_WRITE);
+	assert_non_null(mr);
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+
+	/* Neither domain goes while needed. */
+	assert_int_equal(ibv_dealloc_pd(E.pd), EBUSY);
+	assert_int_equal(ibv_dealloc_pd(par), EBUSY);
+	assert_int_equal(ibv_destroy_qp(a), 0);
+	assert_int_equal(ibv_destroy_qp(b), 0);
+	assert_int_equal(r.freed[1], 2);
+	assert_int_equal(r.freed[2], 2);
+	assert_int_equal(ibv_dealloc_pd(par), EBUSY);
+	assert_int_equal(ibv_destroy_srq(srq), 0);
+	assert_int_equal(r.freed[3], 1);
+	assert_int_equal(r.types, 0xEull);
+	assert_int_equal(r.wrong, 0);
+	assert_int_equal(ibv_dealloc_pd(par), 0);
+
+	/* USE_DEFAULT: asked, then uroce's own memory. */
+	memset(&r, 0, sizeof(r));
+	r.use_default = true;
+	pa.pd = E.pd;
+	assert_non_null(par = ibv_alloc_parent_domain(E.ctx, &pa));
+	r.pd = par;
+	qa.pd = par;
+	assert_non_null(a = ibv_create_qp_ex(E.ctx, &qa));
+	assert_int_equal(r.types, 0x6ull);
+	assert_int_equal(r.alloc[1] + r.alloc[2], 0);
+	assert_int_equal(ibv_destroy_qp(a), 0);
+	assert_int_equal(r.freed[1] + r.freed[2], 0);
+	assert_int_equal(r.wrong, 0);
+	assert_int_equal(ibv_dealloc_pd(par), 0);
+	while (ibv_poll_cq(E.cq, 1, &wc) == 1) {
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1005,6 +1314,9 @@ int main(void)
 		cmocka_unit_test(test_create_qp_ex_fields),
 		cmocka_unit_test(test_device_attrs_consistent),
 		cmocka_unit_test(test_rereg_mr),
+		cmocka_unit_test(test_reset_drops_completions),
+		cmocka_unit_test(test_resize_cq),
+		cmocka_unit_test(test_parent_domain),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
