@@ -466,7 +466,11 @@ void uv_ah_attr_to_engine(const struct ibv_ah_attr *in, struct uroce_ah_attr *ou
 	out->sgid_index = in->grh.sgid_index;
 	out->traffic_class = in->grh.traffic_class;
 	out->hop_limit = in->grh.hop_limit;
-	out->flow_label = in->grh.flow_label;
+	/* The GRH and IPv6 flow label is 20 bits; ibv_ah_attr's field is 32. The kernel takes any
+	 * value and the NICs keep the low 20 bits (mlx5 stores flow_label | sgid_index << 20 |
+	 * 1 << 30 and reads back & 0xfffff), and UCX relies on it: for RoCE it sets flow_label
+	 * to ~path_index (ib_iface.c, uct_ib_iface_fill_ah_attr_from_gid_lid). */
+	out->flow_label = in->grh.flow_label & 0xFFFFF;
 	out->port_num = in->port_num ? in->port_num : 1;
 }
 

@@ -2,8 +2,9 @@
 /* The verbs API of liburoce in one process: queries, misuse and the errors the man pages
  * promise, and real traffic between QPs of the same device over UDP on a loopback address
  * (SEND/RECV, WRITE with immediate, READ, atomics, the ibv_wr_* interface, UD with the
- * 40-byte header area and ibv_create_ah_from_wc, completion channels, flush on error,
- * posting from several threads at once), and the privilege a controlled Q_Key needs. */
+ * 40-byte header area and ibv_create_ah_from_wc, addresses with
+ * 32-bit flow labels, completion channels, flush on error, posting from several threads at
+ * once), and the privilege a controlled Q_Key needs. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -699,6 +700,82 @@ static void test_ud(void **state)
 	}
 }
 
+/* ibv_ah_attr's flow label is 32 bits, the GRH's and IPv6's 20: as the kernel and the NICs
+ * do, the verbs take any value and keep the low 20 bits. UCX sets flow_label to ~0 and dlid
+ * to 0xC000 in every RoCE address it makes (its AHs and RC QPs failed with EINVAL before).
+ * The AH works, and an RC QP takes such an address and reports the 20 bits it kept. */
+static void test_ah_wide_flow_label(void **state)
+{
+	struct ibv_qp *ud = make_qp(IBV_QPT_UD, 0), *rc = make_qp(IBV_QPT_RC, 0);
+	struct ibv_qp_attr at;
+	struct ibv_qp_init_attr ia;
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah;
+	struct ibv_sge sge = {(uintptr_t)E.buf, 64, E.mr->lkey};
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+	int i;
+
+	(void)state;
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	at.qkey = 0x1ee7a330;
+	assert_int_equal(ibv_modify_qp(ud, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+							IBV_QP_QKEY), 0);
+	at.qp_state = IBV_QPS_RTR;
+	assert_int_equal(ibv_modify_qp(ud, &at, IBV_QP_STATE), 0);
+	at.qp_state = IBV_QPS_RTS;
+	assert_int_equal(ibv_modify_qp(ud, &at, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+	ah_to_self(&aa);
+	aa.dlid = 0xC000;
+	aa.grh.flow_label = ~0u;
+	assert_non_null(ah = ibv_create_ah(E.pd, &aa));
+	post_recv(ud, 50000, 40 + 64, 3);
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = ud->qp_num;
+	wr.wr.ud.remote_qkey = 0x1ee7a330;
+	assert_int_equal(ibv_post_send(ud, &wr, &bad), 0);
+	for (i = 0; i < 2; i++) {
+		wc = wait_wc();
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		if (wc.opcode == IBV_WC_RECV)
+			break;
+	}
+	assert_int_equal(wc.opcode, IBV_WC_RECV);
+	assert_int_equal(wc.byte_len, 40 + 64);
+	assert_int_equal(ibv_destroy_ah(ah), 0);
+
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	assert_int_equal(ibv_modify_qp(rc, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+							IBV_QP_ACCESS_FLAGS), 0);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTR;
+	at.path_mtu = IBV_MTU_1024;
+	at.dest_qp_num = rc->qp_num;
+	at.max_dest_rd_atomic = 1;
+	at.min_rnr_timer = 1;
+	at.ah_attr = aa;
+	assert_int_equal(ibv_modify_qp(rc, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+							IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+							IBV_QP_MAX_DEST_RD_ATOMIC |
+							IBV_QP_MIN_RNR_TIMER), 0);
+	memset(&at, 0, sizeof(at));
+	assert_int_equal(ibv_query_qp(rc, &at, IBV_QP_AV, &ia), 0);
+	assert_int_equal(at.ah_attr.grh.flow_label, 0xFFFFF);
+	assert_int_equal(ibv_destroy_qp(rc), 0);
+	assert_int_equal(ibv_destroy_qp(ud), 0);
+	while (ibv_poll_cq(E.cq, 1, &wc) == 1) {
+	}
+}
+
 /* Capabilities are per thread: capget/capset with pid 0 read and change the calling
  * thread's sets only (glibc has no wrapper; libcap is not needed for one bit). */
 static bool net_raw(bool *permitted, bool *effective)
@@ -1001,6 +1078,7 @@ int main(void)
 		cmocka_unit_test(test_unread_event_of_destroyed_cq),
 		cmocka_unit_test(test_wr_api),
 		cmocka_unit_test(test_ud),
+		cmocka_unit_test(test_ah_wide_flow_label),
 		cmocka_unit_test(test_controlled_qkey),
 		cmocka_unit_test(test_create_qp_ex_fields),
 		cmocka_unit_test(test_device_attrs_consistent),
