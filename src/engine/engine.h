@@ -340,6 +340,7 @@ struct uroce_wc {
 	uint32_t src_qp;          /* UD */
 	unsigned wc_flags;        /* enum uroce_wc_flag set */
 	uint16_t pkey_index;
+	bool ipv6;                /* UD receive: the packet came over IPv6, else IPv4 (A17.4.5.1) */
 };
 
 struct uroce_srq_attr {

@@ -2,7 +2,7 @@
 /* The verbs API of liburoce in one process: queries, misuse and the errors the man pages
  * promise, and real traffic between QPs of the same device over UDP on a loopback address
  * (SEND/RECV, WRITE with immediate, READ, atomics, the ibv_wr_* interface, UD with the
- * 40-byte header area and ibv_create_ah_from_wc, addresses with
+ * 40-byte header area, its IPv4/IPv6 flag in sl and ibv_create_ah_from_wc, addresses with
  * 32-bit flow labels, completion channels, flush on error, posting from several threads at
  * once), and the privilege a controlled Q_Key needs. */
 #include <arpa/inet.h>
@@ -650,6 +650,7 @@ static void test_ud(void **state)
 	assert_int_equal(wc.byte_len, 40 + 100);
 	assert_true(wc.wc_flags & IBV_WC_GRH);
 	assert_int_equal(wc.src_qp, a->qp_num);
+	assert_int_equal(wc.sl, 2); /* came over IPv4, in mlx5's encoding (cq.c, wc_from_engine) */
 	assert_int_equal(E.buf[50000 + 20] >> 4, 4); /* the IPv4 header at bytes 20..39 */
 	assert_memory_equal(E.buf + 50040, E.buf, 100);
 	assert_non_null(back = ibv_create_ah_from_wc(E.pd, &wc, (struct ibv_grh *)(E.buf + 50000), 1));
