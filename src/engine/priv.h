@@ -252,6 +252,10 @@ struct uroce_dev {
 void dev_obj_add(struct uroce_dev *dev, struct obj *o, enum obj_kind kind);
 void dev_obj_del(struct obj *o);
 void dev_event(struct uroce_dev *dev, enum uroce_event_type type, void *element);
+/* An object is being destroyed: its events not yet taken are dropped, so that nobody is
+ * handed a pointer to it afterwards (the kernel's verbs drop a destroyed object's queued
+ * events too). */
+void dev_forget_events(struct uroce_dev *dev, const void *element);
 /* Counts on the device and, when qp is not NULL, on the QP. */
 void eng_count(struct uroce_dev *dev, struct uroce_qp *qp, enum uroce_counter c);
 /* Puts the QP in the transmit round robin (idempotent) / takes it out. */
