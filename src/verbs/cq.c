@@ -196,6 +196,9 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 	while (ibcq->comp_events_completed < handed_out)
 		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
 	pthread_mutex_unlock(&ibcq->mutex);
+	/* The same for its asynchronous events (CQ_ERR): queued ones are dropped. */
+	uv_async_wait_acked(&ibcq->mutex, &ibcq->cond, &ibcq->async_events_completed,
+			    uv_async_forget(ibcq->context, ibcq, &cq->async_reported));
 
 	pthread_mutex_destroy(&cq->poll_lock);
 	pthread_mutex_destroy(&ibcq->mutex);

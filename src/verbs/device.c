@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Devices, contexts and the queries: the device list, open/close, device/port/GID/P_Key
- * attributes and asynchronous events. One device per process, "uroce0": a RoCEv2 port whose
- * GID table is the host's addresses (netif.c), or only UROCE_IP's. Port attributes follow
+ * attributes (asynchronous events are async.c's). One device per process, "uroce0": a RoCEv2
+ * port whose GID table is the host's addresses (netif.c), or only UROCE_IP's. Port attributes follow
  * Linux rxe (facts.md section 3 and 5): state ACTIVE, link layer Ethernet, vendor 0xFFFFFF
  * part 0, so that perftest takes its generic path. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,7 +187,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	struct uv_device *d = uv_device_get();
 	struct uv_context *c;
 	struct ibv_context *ctx;
-	int fds[2], err;
+	int err;
 
 	if (!d || device != &d->ibv) {
 		errno = ENODEV;
@@ -198,23 +197,20 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (pipe2(fds, O_CLOEXEC)) {
-		free(c);
-		return NULL;
-	}
-	/* A full pipe must never block the progress thread: events are then dropped. */
-	(void)fcntl(fds[1], F_SETFL, O_NONBLOCK);
-	if ((err = uv_port_open(d, &c->port))) {
-		close(fds[0]), close(fds[1]);
+	if ((err = uv_async_init(c))) {
 		free(c);
 		errno = err;
 		return NULL;
 	}
-	c->async_wfd = fds[1];
+	if ((err = uv_port_open(d, &c->port))) {
+		uv_async_fini(c);
+		free(c);
+		errno = err;
+		return NULL;
+	}
 	ctx = &c->vctx.context;
 	ctx->device = device;
 	ctx->cmd_fd = -1;
-	ctx->async_fd = fds[0];
 	ctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->mutex, NULL);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -258,8 +254,7 @@ int ibv_close_device(struct ibv_context *ctx)
 		}
 	pthread_mutex_unlock(&port->lock);
 	uv_port_close(port);
-	close(ctx->async_fd);
-	close(c->async_wfd);
+	uv_async_fini(c);
 	pthread_mutex_destroy(&ctx->mutex);
 	free(c);
 	return 0;
@@ -524,49 +519,3 @@ int ibv_resolve_eth_l2_from_gid(struct ibv_context *ctx, struct ibv_ah_attr *att
 	return 0;
 }
 
-/* ---- Asynchronous events ---- */
-
-int ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *ev)
-{
-	ssize_t n = read(ctx->async_fd, ev, sizeof(*ev));
-
-	if (n == (ssize_t)sizeof(*ev))
-		return 0;
-	if (n >= 0)
-		errno = EIO;
-	return -1;
-}
-
-void ibv_ack_async_event(struct ibv_async_event *ev)
-{
-	switch (ev->event_type) {
-	case IBV_EVENT_CQ_ERR: {
-		struct ibv_cq *cq = ev->element.cq;
-		pthread_mutex_lock(&cq->mutex);
-		cq->async_events_completed++;
-		pthread_cond_signal(&cq->cond);
-		pthread_mutex_unlock(&cq->mutex);
-		break;
-	}
-	case IBV_EVENT_QP_FATAL: case IBV_EVENT_QP_REQ_ERR: case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST: case IBV_EVENT_SQ_DRAINED: case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR: case IBV_EVENT_QP_LAST_WQE_REACHED: {
-		struct ibv_qp *qp = ev->element.qp;
-		pthread_mutex_lock(&qp->mutex);
-		qp->events_completed++;
-		pthread_cond_signal(&qp->cond);
-		pthread_mutex_unlock(&qp->mutex);
-		break;
-	}
-	case IBV_EVENT_SRQ_ERR: case IBV_EVENT_SRQ_LIMIT_REACHED: {
-		struct ibv_srq *srq = ev->element.srq;
-		pthread_mutex_lock(&srq->mutex);
-		srq->events_completed++;
-		pthread_cond_signal(&srq->cond);
-		pthread_mutex_unlock(&srq->mutex);
-		break;
-	}
-	default:
-		break;
-	}
-}

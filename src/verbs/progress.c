@@ -165,15 +165,6 @@ void uv_port_close(struct uv_port *p)
 
 /* ---- Deliveries ---- */
 
-static void async_write(struct uv_context *c, const struct ibv_async_event *ev)
-{
-	/* Non-blocking: a context that never reads its events loses the oldest ones' successors,
-	 * never the progress thread's time. */
-	if (write(c->async_wfd, ev, sizeof(*ev)) != (ssize_t)sizeof(*ev)) {
-		/* dropped */
-	}
-}
-
 static void deliver_async(struct uv_port *p)
 {
 	struct uroce_async_event e;
@@ -211,7 +202,7 @@ static void deliver_async(struct uv_port *p)
 		}
 		for (c = p->contexts; c; c = c->next)
 			if (!owner || owner == &c->vctx.context)
-				async_write(c, &ev);
+				uv_async_push(c, &ev);
 	}
 }
 

@@ -4,7 +4,8 @@
  * (SEND/RECV, WRITE with immediate, READ, atomics, the ibv_wr_* interface, UD with the
  * 40-byte header area, its IPv4/IPv6 flag in sl and ibv_create_ah_from_wc, addresses with
  * 32-bit flow labels, completion channels, flush on error, posting from several threads at
- * once), and the privilege a controlled Q_Key needs. */
+ * once), asynchronous events and the destroys that wait for their acknowledgement, and the
+ * privilege a controlled Q_Key needs. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -777,6 +778,81 @@ static void test_ah_wide_flow_label(void **state)
 	}
 }
 
+struct destroyer {
+	struct ibv_qp *qp;
+	atomic_bool done;
+	int rc;
+};
+
+static void *destroy_qp_thread(void *arg)
+{
+	struct destroyer *d = arg;
+
+	d->rc = ibv_destroy_qp(d->qp);
+	atomic_store(&d->done, true);
+	return NULL;
+}
+
+/* ibv_get_async_event(3): "destroying an object (CQ, SRQ or QP) will wait for all affiliated
+ * events for the object to be acknowledged". Two QPs on an SRQ reach their last WQE when
+ * moved to ERR (IBA 11.6.3.1). The first is destroyed with its event still queued: the event
+ * goes with it (async_fd no longer readable, a non-blocking get finds nothing). The second's
+ * event is taken: its destroy, on another thread, waits until the event is acknowledged
+ * (UCX acknowledges from its own thread while it destroys QPs; the ack wrote into freed
+ * memory before). */
+static void test_async_events_and_destroy(void **state)
+{
+	struct ibv_srq_init_attr sa = {.attr = {.max_wr = 8, .max_sge = 1}};
+	struct ibv_qp_init_attr qa;
+	struct ibv_qp_attr at = {.qp_state = IBV_QPS_ERR};
+	struct ibv_async_event ev;
+	struct ibv_srq *srq;
+	struct ibv_qp *a, *b;
+	struct pollfd pfd = {.fd = E.ctx->async_fd, .events = POLLIN};
+	struct destroyer d = {0};
+	pthread_t t;
+	int fl;
+
+	(void)state;
+	assert_non_null(srq = ibv_create_srq(E.pd, &sa));
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = qa.recv_cq = E.cq;
+	qa.srq = srq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_send_sge = 1;
+	assert_non_null(a = ibv_create_qp(E.pd, &qa));
+	assert_non_null(b = ibv_create_qp(E.pd, &qa));
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+
+	assert_int_equal(ibv_modify_qp(a, &at, IBV_QP_STATE), 0);
+	assert_int_equal(poll(&pfd, 1, 0), 1);
+	assert_int_equal(ibv_destroy_qp(a), 0);
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	fl = fcntl(E.ctx->async_fd, F_GETFL);
+	assert_int_equal(fcntl(E.ctx->async_fd, F_SETFL, fl | O_NONBLOCK), 0);
+	errno = 0;
+	assert_int_equal(ibv_get_async_event(E.ctx, &ev), -1);
+	assert_int_equal(errno, EAGAIN);
+	assert_int_equal(fcntl(E.ctx->async_fd, F_SETFL, fl), 0);
+
+	assert_int_equal(ibv_modify_qp(b, &at, IBV_QP_STATE), 0);
+	assert_int_equal(ibv_get_async_event(E.ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_QP_LAST_WQE_REACHED);
+	assert_ptr_equal(ev.element.qp, b);
+	d.qp = b;
+	assert_int_equal(pthread_create(&t, NULL, destroy_qp_thread, &d), 0);
+	usleep(100000);
+	assert_false(atomic_load(&d.done)); /* waiting for the acknowledgement */
+	ibv_ack_async_event(&ev);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(atomic_load(&d.done));
+	assert_int_equal(d.rc, 0);
+	assert_int_equal(ibv_destroy_srq(srq), 0);
+	while (ibv_poll_cq(E.cq, 1, &(struct ibv_wc){0}) == 1) {
+	}
+}
+
 /* Capabilities are per thread: capget/capset with pid 0 read and change the calling
  * thread's sets only (glibc has no wrapper; libcap is not needed for one bit). */
 static bool net_raw(bool *permitted, bool *effective)
@@ -1080,6 +1156,7 @@ int main(void)
 		cmocka_unit_test(test_wr_api),
 		cmocka_unit_test(test_ud),
 		cmocka_unit_test(test_ah_wide_flow_label),
+		cmocka_unit_test(test_async_events_and_destroy),
 		cmocka_unit_test(test_controlled_qkey),
 		cmocka_unit_test(test_create_qp_ex_fields),
 		cmocka_unit_test(test_device_attrs_consistent),
