@@ -21,6 +21,8 @@ hpc_mpi_program mpich
 mpich=$HPC_MPI_CHECK
 hpc_enter "$@"
 
+crash='Segmentation|core dumped|runtime error|ERROR: AddressSanitizer'
+
 # misuse NAME EXPECTED-REGEX [VAR=VALUE...] -- COMMAND...: the command must fail and print a
 # line matching the regex.
 misuse()
@@ -42,8 +44,8 @@ misuse()
 		ic_fail "$name" "exited with 0"
 	elif ! grep -Eq "$re" "$out"; then
 		ic_fail "$name" "exit $rc without a line matching '$re'"
-	elif grep -Eq 'Segmentation|core dumped|runtime error|Sanitizer' "$out"; then
-		ic_fail "$name" "exit $rc, and a crash: $(grep -Em1 'Segmentation|core dumped|runtime error|Sanitizer' "$out")"
+	elif grep -Eq "$crash" "$out"; then
+		ic_fail "$name" "exit $rc, and a crash: $(grep -Em1 "$crash" "$out")"
 	else
 		ic_pass "$name" "exit $rc: $(grep -Em1 "$re" "$out" | cut -c1-160)"
 		return 0
