@@ -151,9 +151,11 @@ hpc_mpi_need() # NP A B
 # launcher, the library's with them) under a capture, and checks: it exits 0 and prints
 # mpi_check's PASS line for NP ranks and no error; rank r ran on 127.0.0.(r+1); every ICRC
 # verifies; and every ordered pair of ranks carried at least what mpi_check sent between them.
+HPC_UCX_UD_RACE="ud_ep\.c:[0-9]+ +Assertion .ep->dest_ep_id == ctl->conn_rep\.src_ep_id. failed"
+
 hpc_mpi_case()
 {
-	local name=$1 np=$2 envs=() out cap rc problems a b got need t0=$SECONDS
+	local name=$1 np=$2 envs=() out cap rc problems a b got need try t0=$SECONDS
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		envs+=("$1")
@@ -162,11 +164,21 @@ hpc_mpi_case()
 	shift
 	out=$IC_TMP/$name.out
 	cap=$IC_TMP/$name.pcap
-	hpc_capture_start "$cap"
 	ic_cmd "${envs[@]}" -- "$@"
-	"${IC_CMD[@]}" >"$out" 2>&1 </dev/null
-	rc=$?
-	hpc_capture_stop "$cap"
+	for try in 1 2; do
+		hpc_capture_start "$cap"
+		"${IC_CMD[@]}" >"$out" 2>&1 </dev/null
+		rc=$?
+		hpc_capture_stop "$cap"
+		# UCX 1.13's UD connection set-up (ud_verbs, which rc_v connects through) can
+		# meet a connection reply from a second endpoint of its peer and stop on an
+		# assertion: an open UCX bug (openucx/ucx#6040), seen on NICs too. It was seen
+		# once in about 30 jobs of the sanitizer build, whose slowness makes UCX resend
+		# its requests. That failure alone, once, runs the job again; it is printed.
+		[ $rc != 0 ] && [ $try = 1 ] && grep -Eq "$HPC_UCX_UD_RACE" "$out" || break
+		echo "note: $name: UCX's UD connection race (openucx/ucx#6040) ended the job; again:"
+		grep -Em1 "$HPC_UCX_UD_RACE" "$out"
+	done
 	problems=$(
 		ic_check_output "$name" job "$out" "$rc" none
 		grep -q "^mpi_check: PASS: $np ranks, " "$out" ||
