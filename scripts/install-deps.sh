@@ -16,9 +16,11 @@ packages=(
 	libibverbs-dev                 # the verbs header the drop-in library stays ABI-compatible with
 	ibverbs-utils perftest         # unmodified verbs programs the interop tests run over uroce
 	rdmacm-utils qperf             # rdma_cm programs that must end with librdmacm's error
-	python3-pyverbs                # rdma-core's Python verbs and its test suite, run over uroce
-	ucx-utils libfabric-bin        # UCX and libfabric: link libibverbs and the mlx5/efa stand-ins
-	openmpi-bin mpich              # Open MPI and MPICH: their libraries must load over uroce
+	python3-pyverbs                # rdma-core's Python verbs, imported over uroce
+	ucx-utils libfabric-bin        # UCX and libfabric: load over uroce, UCX's tools run on it
+	openmpi-bin mpich              # Open MPI and MPICH: load over uroce, run MPI jobs on it
+	libopenmpi-dev libmpich-dev    # mpicc.openmpi, mpicc.mpich: build tests/hpc/mpi_check.c
+	util-linux                     # unshare: tools/uroce-devns, the tests' namespaces
 	iproute2                       # ip: interface MTUs and addresses in the tests
 	zlib1g-dev                     # CRC test oracle and benchmark baseline
 	tshark                         # reference dissector the tests compare against

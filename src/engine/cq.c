@@ -49,6 +49,7 @@ int uroce_cq_destroy(struct uroce_cq *cq)
 {
 	if (cq->refs)
 		return UROCE_EBUSY;
+	dev_forget_events(cq->dev, cq);
 	cq_release(cq);
 	return 0;
 }

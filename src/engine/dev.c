@@ -243,6 +243,35 @@ void dev_event(struct uroce_dev *dev, enum uroce_event_type type, void *element)
 	}
 }
 
+/* The object an event is about (NULL for the port's events). */
+static const void *event_element(const struct uroce_async_event *ev)
+{
+	switch (ev->type) {
+	case UROCE_EVENT_CQ_ERR:
+		return ev->element.cq;
+	case UROCE_EVENT_SRQ_LIMIT_REACHED:
+		return ev->element.srq;
+	case UROCE_EVENT_PORT_ACTIVE:
+	case UROCE_EVENT_PORT_ERR:
+		return NULL;
+	default:
+		return ev->element.qp;
+	}
+}
+
+void dev_forget_events(struct uroce_dev *dev, const void *element)
+{
+	uint32_t kept = 0;
+
+	for (uint32_t i = 0; i < dev->ev_count; i++) {
+		struct uroce_async_event ev = dev->ev[(dev->ev_head + i) % ASYNC_RING];
+
+		if (event_element(&ev) != element)
+			dev->ev[(dev->ev_head + kept++) % ASYNC_RING] = ev;
+	}
+	dev->ev_count = kept;
+}
+
 int uroce_dev_get_async_event(struct uroce_dev *dev, struct uroce_async_event *ev)
 {
 	if (!dev->ev_count)

@@ -361,6 +361,7 @@ struct uroce_wc {
 	uint32_t src_qp;          /* UD */
 	unsigned wc_flags;        /* enum uroce_wc_flag set */
 	uint16_t pkey_index;
+	bool ipv6;                /* UD receive: the packet came over IPv6, else IPv4 (A17.4.5.1) */
 };
 
 struct uroce_srq_attr {
@@ -428,7 +429,8 @@ void uroce_dev_on_timer(struct uroce_dev *dev, uint64_t now);
 /* The earliest timer, or UROCE_NEVER. Cheap to ask again while nothing happened: the answer
  * is kept until a call that can move a timer. */
 uint64_t uroce_dev_next_deadline(struct uroce_dev *dev);
-/* Takes the oldest asynchronous event: 1, or 0 when there is none. */
+/* Takes the oldest asynchronous event: 1, or 0 when there is none. Destroying a QP, CQ or
+ * SRQ drops its events not yet taken. */
 int uroce_dev_get_async_event(struct uroce_dev *dev, struct uroce_async_event *ev);
 /* Port up or down (the I/O backend's link state); down counts link_downed. Either raises
  * PORT_ACTIVE / PORT_ERR. */

@@ -271,6 +271,10 @@ void *queue_mem_alloc(const struct uroce_mem *mem, size_t size, enum uroce_mem_u
 /* Gives a block of queue_mem_alloc back where it came from (NULL: nothing). */
 void queue_mem_free(const struct uroce_dev *dev, const struct uroce_mem *mem, void *block,
 		    enum uroce_mem_use use, bool custom);
+/* An object is being destroyed: its events not yet taken are dropped, so that nobody is
+ * handed a pointer to it afterwards (the kernel's verbs drop a destroyed object's queued
+ * events too). */
+void dev_forget_events(struct uroce_dev *dev, const void *element);
 /* Counts on the device and, when qp is not NULL, on the QP. */
 void eng_count(struct uroce_dev *dev, struct uroce_qp *qp, enum uroce_counter c);
 /* Puts the QP in the transmit round robin (idempotent) / takes it out. */

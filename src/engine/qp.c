@@ -467,6 +467,7 @@ int uroce_qp_destroy(struct uroce_qp *qp)
 	qp->rcq->refs--;
 	if (qp->srq)
 		qp->srq->refs--;
+	dev_forget_events(qp->dev, qp);
 	dev_obj_del(&qp->obj);
 	qp_free(qp->dev, qp);
 	return 0;

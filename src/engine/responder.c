@@ -617,7 +617,8 @@ static void ud_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	else
 		memcpy(grh + 20, pkt->frame + pkt->l3_off, 20);
 	struct uroce_wc wc = {.opcode = UROCE_WC_RECV, .byte_len = UROCE_UD_GRH_LEN + len,
-			      .src_qp = pkt->ext.deth.srcqp, .wc_flags = UROCE_WC_F_GRH};
+			      .src_qp = pkt->ext.deth.srcqp, .wc_flags = UROCE_WC_F_GRH,
+			      .ipv6 = pkt->layers & UROCE_L_IPV6};
 	if (UROCE_UD_GRH_LEN + (uint64_t)len > rs->wqe.len) {
 		wc.status = UROCE_WC_LOC_LEN_ERR;
 		recv_wc(qp, &wc, pkt);

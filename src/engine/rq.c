@@ -152,6 +152,7 @@ int uroce_srq_destroy(struct uroce_srq *srq)
 {
 	if (srq->refs)
 		return UROCE_EBUSY;
+	dev_forget_events(srq->pd->dev, srq);
 	srq_release(srq);
 	return 0;
 }

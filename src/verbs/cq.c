@@ -197,6 +197,9 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 	while (ibcq->comp_events_completed < handed_out)
 		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
 	pthread_mutex_unlock(&ibcq->mutex);
+	/* The same for its asynchronous events (CQ_ERR): queued ones are dropped. */
+	uv_async_wait_acked(&ibcq->mutex, &ibcq->cond, &ibcq->async_events_completed,
+			    uv_async_forget(ibcq->context, ibcq, &cq->async_reported));
 
 	pthread_mutex_destroy(&cq->poll_lock);
 	pthread_mutex_destroy(&ibcq->mutex);
@@ -255,6 +258,14 @@ static void wc_from_engine(const struct uroce_wc *e, struct ibv_wc *w)
 	w->src_qp = e->src_qp;
 	w->wc_flags = e->wc_flags;
 	w->pkey_index = e->pkey_index;
+	/* Annex A17.4.5.1: a RoCEv2 UD completion says whether the packet came over IPv4 or
+	 * IPv6 (where the 40-byte header area has its addresses). struct ibv_wc has no field
+	 * for it; NVIDIA's NICs put it in sl, which RoCEv2 packets do not carry (mlx5 CQE
+	 * flags_rqpn bits 26..24, the L3 header type: 1 IPv6, 2 IPv4), and UCX reads it there:
+	 * its ud_verbs transport drops every packet whose header area does not hold one of
+	 * its GIDs at the place that type gives (ud_iface.h, uct_ud_iface_check_grh). */
+	if (e->wc_flags & UROCE_WC_F_GRH)
+		w->sl = e->ipv6 ? 1 : 2;
 }
 
 int uv_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Devices, contexts and the queries: the device list, open/close, device/port/GID/P_Key
- * attributes and asynchronous events. One device per process, "uroce0": a RoCEv2 port whose
- * GID table is the host's addresses (netif.c), or only UROCE_IP's. Port attributes follow
+ * attributes (asynchronous events are async.c's). One device per process, "uroce0": a RoCEv2
+ * port whose GID table is the host's addresses (netif.c), or only UROCE_IP's. Port attributes follow
  * Linux rxe (facts.md section 3 and 5): state ACTIVE, link layer Ethernet, vendor 0xFFFFFF
  * part 0, so that perftest takes its generic path. */
 #include <arpa/inet.h>
@@ -207,7 +207,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	struct uv_device *d = uv_device_get();
 	struct uv_context *c;
 	struct ibv_context *ctx;
-	int fds[2], cmd_fd, err;
+	int cmd_fd, err;
 
 	if (!d || device != &d->ibv) {
 		errno = ENODEV;
@@ -221,24 +221,22 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		free(c);
 		return NULL;
 	}
-	if (pipe2(fds, O_CLOEXEC)) {
+	if ((err = uv_async_init(c))) {
 		close(cmd_fd);
-		free(c);
-		return NULL;
-	}
-	/* A full pipe must never block the progress thread: events are then dropped. */
-	(void)fcntl(fds[1], F_SETFL, O_NONBLOCK);
-	if ((err = uv_port_open(d, &c->port))) {
-		close(fds[0]), close(fds[1]), close(cmd_fd);
 		free(c);
 		errno = err;
 		return NULL;
 	}
-	c->async_wfd = fds[1];
+	if ((err = uv_port_open(d, &c->port))) {
+		uv_async_fini(c);
+		close(cmd_fd);
+		free(c);
+		errno = err;
+		return NULL;
+	}
 	ctx = &c->vctx.context;
 	ctx->device = device;
 	ctx->cmd_fd = cmd_fd;
-	ctx->async_fd = fds[0];
 	ctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->mutex, NULL);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -285,8 +283,7 @@ int ibv_close_device(struct ibv_context *ctx)
 	pthread_mutex_unlock(&port->lock);
 	uv_port_close(port);
 	close(ctx->cmd_fd);
-	close(ctx->async_fd);
-	close(c->async_wfd);
+	uv_async_fini(c);
 	pthread_mutex_destroy(&ctx->mutex);
 	free(c);
 	return 0;
@@ -493,7 +490,11 @@ void uv_ah_attr_to_engine(const struct ibv_ah_attr *in, struct uroce_ah_attr *ou
 	out->sgid_index = in->grh.sgid_index;
 	out->traffic_class = in->grh.traffic_class;
 	out->hop_limit = in->grh.hop_limit;
-	out->flow_label = in->grh.flow_label;
+	/* The GRH and IPv6 flow label is 20 bits; ibv_ah_attr's field is 32. The kernel takes any
+	 * value and the NICs keep the low 20 bits (mlx5 stores flow_label | sgid_index << 20 |
+	 * 1 << 30 and reads back & 0xfffff), and UCX relies on it: for RoCE it sets flow_label
+	 * to ~path_index (ib_iface.c, uct_ib_iface_fill_ah_attr_from_gid_lid). */
+	out->flow_label = in->grh.flow_label & 0xFFFFF;
 	out->port_num = in->port_num ? in->port_num : 1;
 }
 
@@ -547,49 +548,3 @@ int ibv_resolve_eth_l2_from_gid(struct ibv_context *ctx, struct ibv_ah_attr *att
 	return 0;
 }
 
-/* ---- Asynchronous events ---- */
-
-int ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *ev)
-{
-	ssize_t n = read(ctx->async_fd, ev, sizeof(*ev));
-
-	if (n == (ssize_t)sizeof(*ev))
-		return 0;
-	if (n >= 0)
-		errno = EIO;
-	return -1;
-}
-
-void ibv_ack_async_event(struct ibv_async_event *ev)
-{
-	switch (ev->event_type) {
-	case IBV_EVENT_CQ_ERR: {
-		struct ibv_cq *cq = ev->element.cq;
-		pthread_mutex_lock(&cq->mutex);
-		cq->async_events_completed++;
-		pthread_cond_signal(&cq->cond);
-		pthread_mutex_unlock(&cq->mutex);
-		break;
-	}
-	case IBV_EVENT_QP_FATAL: case IBV_EVENT_QP_REQ_ERR: case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST: case IBV_EVENT_SQ_DRAINED: case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR: case IBV_EVENT_QP_LAST_WQE_REACHED: {
-		struct ibv_qp *qp = ev->element.qp;
-		pthread_mutex_lock(&qp->mutex);
-		qp->events_completed++;
-		pthread_cond_signal(&qp->cond);
-		pthread_mutex_unlock(&qp->mutex);
-		break;
-	}
-	case IBV_EVENT_SRQ_ERR: case IBV_EVENT_SRQ_LIMIT_REACHED: {
-		struct ibv_srq *srq = ev->element.srq;
-		pthread_mutex_lock(&srq->mutex);
-		srq->events_completed++;
-		pthread_cond_signal(&srq->cond);
-		pthread_mutex_unlock(&srq->mutex);
-		break;
-	}
-	default:
-		break;
-	}
-}

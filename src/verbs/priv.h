@@ -77,10 +77,19 @@ struct uv_port {
 	_Atomic uint64_t app_polled; /* when an application thread last ran a round */
 };
 
+/* A context's asynchronous events, oldest first (async.c). */
+#define UV_ASYNC_QUEUE 256
+struct uv_async {
+	pthread_mutex_t lock;
+	struct ibv_async_event q[UV_ASYNC_QUEUE];
+	unsigned head, count;
+	int wfd; /* the other end of async_fd: a byte per queued event */
+};
+
 struct uv_context {
 	struct verbs_context vctx; /* ends with the ibv_context: must be first */
 	struct uv_port *port;
-	int async_wfd;             /* write end of the async_fd pipe */
+	struct uv_async async;
 	struct uv_context *next;   /* in port->contexts */
 };
 
@@ -135,12 +144,14 @@ struct uv_cq {
 	unsigned events_read;      /* events ibv_get_cq_event took from the channel (its lock) */
 	bool destroyed;            /* ibv_destroy_cq ran: its unread events are dropped */
 	struct uv_cq *next_stub;   /* in the channel's stubs once destroyed with events unread */
+	unsigned async_reported;   /* asynchronous events handed out about it (async.c) */
 };
 
 struct uv_srq {
 	struct ibv_srq ibv;
 	struct uroce_srq *eng;
 	pthread_mutex_t post_lock; /* posters take turns; the engine takes no lock (qp.c) */
+	unsigned async_reported;   /* asynchronous events handed out about it (async.c) */
 };
 
 /* The ibv_qp_ex interface (ibv_wr_*): requests are gathered between wr_start and
@@ -155,6 +166,7 @@ struct uv_qp {
 	uint8_t *inline_buf;      /* max_inline bytes per entry */
 	uint32_t nwr, cap;
 	int wr_err;               /* the first error while building; wr_complete returns it */
+	unsigned async_reported;  /* asynchronous events handed out about it (async.c) */
 };
 
 static inline struct uv_context *to_uv_context(struct ibv_context *c)
@@ -198,6 +210,19 @@ void uv_port_unlock_kick(struct uv_port *port);
 void uv_port_posted(struct uv_port *port);
 /* Runs deliveries (notifications, async events) with the port lock held. */
 void uv_port_deliver(struct uv_port *port);
+
+/* async.c: a context's asynchronous events. init makes async_fd (0 or an errno value). */
+int uv_async_init(struct uv_context *c);
+void uv_async_fini(struct uv_context *c);
+/* Queues an event for the context (the progress thread, the port lock held). */
+void uv_async_push(struct uv_context *c, const struct ibv_async_event *ev);
+/* An object of ctx is being destroyed, and the engine has dropped its events: drops those
+ * still queued, and returns how many the program was handed (*reported, read under the
+ * queue's lock), which the destroy waits to see acknowledged. */
+unsigned uv_async_forget(struct ibv_context *ctx, const void *element, const unsigned *reported);
+/* Waits until *acked (an object's acknowledged count, under m) reaches reported. */
+void uv_async_wait_acked(pthread_mutex_t *m, pthread_cond_t *cond, const uint32_t *acked,
+			 unsigned reported);
 /* Writes and sends what posts and pollers' rounds left to send (ACKs of the last messages
  * received, mostly), before a QP changes state or goes, and before the port closes. */
 void uv_port_flush(struct uv_port *port);

@@ -172,15 +172,6 @@ void uv_port_close(struct uv_port *p)
 
 /* ---- Deliveries ---- */
 
-static void async_write(struct uv_context *c, const struct ibv_async_event *ev)
-{
-	/* Non-blocking: a context that never reads its events loses the oldest ones' successors,
-	 * never the progress thread's time. */
-	if (write(c->async_wfd, ev, sizeof(*ev)) != (ssize_t)sizeof(*ev)) {
-		/* dropped */
-	}
-}
-
 static void deliver_async(struct uv_port *p)
 {
 	struct uroce_async_event e;
@@ -218,7 +209,7 @@ static void deliver_async(struct uv_port *p)
 		}
 		for (c = p->contexts; c; c = c->next)
 			if (!owner || owner == &c->vctx.context)
-				async_write(c, &ev);
+				uv_async_push(c, &ev);
 	}
 }
 
@@ -576,6 +567,19 @@ static int open_xdp(struct uv_port *p)
 	return err == UROCE_EPERM ? EPERM : err == UROCE_EBUSY ? EBUSY : ENODEV;
 }
 
+/* The variable an MPI launcher sets in each rank's environment (Open MPI, Hydra, PMIx,
+ * srun), or NULL: ranks of one host on one address need tools/uroce-rank. */
+static const char *mpi_rank_variable(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+					   "SLURM_PROCID"};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (getenv(vars[i]))
+			return vars[i];
+	return NULL;
+}
+
 /* Says why the UDP backend did not open so that the user can act: on which address, and
  * for a taken <address>:4791 (another process, often another uroce program on the same
  * address, has bound it) how to give this process another one (uroce.7 "UROCE_IP"). `which`
@@ -616,6 +620,11 @@ static void udp_open_failed(const struct uv_device *dev, int err, int sys, size_
 			"another uroce program, has bound it): give this process another address of "
 			"this host with UROCE_IP=<address>\n", at);
 	}
+	const char *rank = mpi_rank_variable();
+	if (rank)
+		fprintf(stderr, "uroce: this process is an MPI rank (%s is set): run each rank "
+			"under tools/uroce-rank, which gives it an address of its own from "
+			"UROCE_RANK_IPS (uroce(7) \"UCX, OPEN MPI AND MPICH\")\n", rank);
 }
 
 static int open_udp(struct uv_port *p)

@@ -128,6 +128,11 @@ int ibv_destroy_srq(struct ibv_srq *ibsrq)
 	pthread_mutex_unlock(&port->lock);
 	if (err)
 		return uv_fail(uv_errno(err));
+	/* ibv_get_async_event(3): a destroy waits for the acknowledgement of every event handed
+	 * out about the object; those still queued are dropped (async.c). */
+	uv_async_wait_acked(&ibsrq->mutex, &ibsrq->cond, &ibsrq->events_completed,
+			    uv_async_forget(ibsrq->context, ibsrq,
+					    &((struct uv_srq *)ibsrq)->async_reported));
 	pthread_mutex_destroy(&ibsrq->mutex);
 	pthread_cond_destroy(&ibsrq->cond);
 	pthread_mutex_destroy(&((struct uv_srq *)ibsrq)->post_lock);
@@ -403,6 +408,10 @@ int ibv_destroy_qp(struct ibv_qp *ibqp)
 	if (err)
 		return uv_fail(uv_errno(err));
 	uv_port_posted(port); /* its staged completions wait for nothing now: a round publishes */
+	/* ibv_get_async_event(3): a destroy waits for the acknowledgement of every event handed
+	 * out about the object; those still queued are dropped (async.c). */
+	uv_async_wait_acked(&ibqp->mutex, &ibqp->cond, &ibqp->events_completed,
+			    uv_async_forget(ibqp->context, ibqp, &qp->async_reported));
 	uv_qp_ex_free(qp);
 	pthread_mutex_destroy(&ibqp->mutex);
 	pthread_cond_destroy(&ibqp->cond);

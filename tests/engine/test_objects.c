@@ -534,6 +534,57 @@ static void test_queue_memory(void **state)
 	free(left_rq);
 }
 
+/* Destroying an object drops its events not yet taken (as the kernel's verbs do): nobody is
+ * handed a pointer to it afterwards. Two QPs on one SRQ reach the last WQE (IBA 11.6.3.1)
+ * and a CQ overruns; the first QP and then the CQ go before the events are taken. */
+static void test_IBA11_6_3_destroyed_objects_lose_their_events(void **state)
+{
+	struct uroce_dev *dev = dev_new();
+	struct uroce_pd *pd;
+	struct uroce_cq *cq, *small;
+	struct uroce_srq *srq;
+	struct uroce_qp *a, *b, *c;
+	struct uroce_async_event ev;
+	(void)state;
+
+	assert_int_equal(uroce_pd_alloc(dev, &pd), 0);
+	assert_int_equal(uroce_cq_create(dev, 16, &cq), 0);
+	assert_int_equal(uroce_cq_create(dev, 1, &small), 0);
+	struct uroce_srq_attr sa = {.max_wr = 8, .max_sge = 1};
+	assert_int_equal(uroce_srq_create(pd, &sa, &srq), 0);
+	struct uroce_qp_init_attr init = {.send_cq = cq, .recv_cq = cq, .srq = srq,
+					  .qp_type = UROCE_QPT_RC, .cap = {.max_send_wr = 4}};
+	assert_int_equal(uroce_qp_create(pd, &init, &a), 0);
+	assert_int_equal(uroce_qp_create(pd, &init, &b), 0);
+	init = (struct uroce_qp_init_attr){.send_cq = small, .recv_cq = small,
+					   .qp_type = UROCE_QPT_RC,
+					   .cap = {.max_send_wr = 4, .max_recv_wr = 4}};
+	assert_int_equal(uroce_qp_create(pd, &init, &c), 0);
+	struct uroce_qp_attr err = {.qp_state = UROCE_QPS_ERR};
+	assert_int_equal(uroce_qp_modify(a, &err, UROCE_QPA_STATE), 0);
+	assert_int_equal(uroce_qp_modify(b, &err, UROCE_QPA_STATE), 0);
+	assert_int_equal(uroce_qp_modify(c, &err, UROCE_QPA_STATE), 0);
+	struct uroce_recv_wr r[3] = {{.wr_id = 1, .next = &r[1]}, {.wr_id = 2, .next = &r[2]},
+				     {.wr_id = 3}};
+	const struct uroce_recv_wr *bad;
+	assert_int_equal(uroce_post_recv(c, r, &bad), 0);
+	uroce_dev_take_posted(dev);
+	uroce_dev_publish(dev); /* 3 flushed receives in a CQ of 1 (2 slots): CQ_ERR */
+
+	assert_int_equal(uroce_qp_destroy(a), 0);
+	assert_int_equal(uroce_qp_destroy(c), 0);
+	assert_int_equal(uroce_cq_destroy(small), 0);
+	assert_int_equal(uroce_dev_get_async_event(dev, &ev), 1);
+	assert_int_equal(ev.type, UROCE_EVENT_QP_LAST_WQE_REACHED);
+	assert_ptr_equal(ev.element.qp, b);
+	assert_int_equal(uroce_dev_get_async_event(dev, &ev), 0);
+	assert_int_equal(uroce_qp_destroy(b), 0);
+	assert_int_equal(uroce_srq_destroy(srq), 0);
+	assert_int_equal(uroce_cq_destroy(cq), 0);
+	assert_int_equal(uroce_pd_dealloc(pd), 0);
+	uroce_dev_free(dev);
+}
+
 static void test_objects_in_use(void **state)
 {
 	struct uroce_dev *dev = dev_new();
@@ -1035,6 +1086,7 @@ int main(void)
 		cmocka_unit_test(test_cq_drop_qp),
 		cmocka_unit_test(test_IBA11_2_7_3_cq_resize),
 		cmocka_unit_test(test_queue_memory),
+		cmocka_unit_test(test_IBA11_6_3_destroyed_objects_lose_their_events),
 		cmocka_unit_test(test_objects_in_use),
 		cmocka_unit_test(test_qpn_cyclic),
 		cmocka_unit_test(test_IBA11_2_4_2_every_transition),

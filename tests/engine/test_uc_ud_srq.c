@@ -159,7 +159,8 @@ static void ud_pair_free(struct ud_pair *u)
 
 /* UD: the receive buffer starts with the 40-byte network-header area, the IPv4 header in
  * its last 20 bytes (Annex A17.4.5.2) or the whole IPv6 header; byte_len counts it; the
- * completion has GRH, the source QP and the immediate data. */
+ * completion has GRH, the source QP, the immediate data and which of the two headers it is
+ * (A17.4.5.1). */
 static void test_A17_4_5_2_ud_grh_area(void **state)
 {
 	(void)state;
@@ -186,6 +187,7 @@ static void test_A17_4_5_2_ud_grh_area(void **state)
 		assert_int_equal(wc.wc_flags, UROCE_WC_F_GRH | UROCE_WC_F_WITH_IMM);
 		assert_int_equal(wc.imm_data, 0xABCD);
 		assert_int_equal(wc.src_qp, uroce_qp_num(qp[0]));
+		assert_int_equal(wc.ipv6, v6);
 		if (v6) {
 			assert_int_equal(r->p[0] >> 4, 6);
 			assert_int_equal(r->p[7], 9); /* hop limit */

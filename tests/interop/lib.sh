@@ -267,7 +267,8 @@ ic_check_leaks()
 # ic_check_output NAME SIDE FILE RC KIND: prints what is wrong with one side's output, nothing
 # when it is right. KIND: pingpong:ITERS, perftest:ITERS (ITERS "-" in duration mode: any count),
 # perftest-quiet (a perftest side that prints no result table: the passive side of WRITE, READ
-# and atomic tests).
+# and atomic tests, and ucx_perftest's server), ucx-final:ITERS (ucx_perftest's client: its
+# "Final:" row with ITERS iterations).
 ic_check_output()
 {
 	local side=$2 f=$3 rc=$4 kind=$5 iters bad
@@ -298,6 +299,11 @@ ic_check_output()
 		fi
 		;;
 	perftest-quiet) ;;
+	ucx-final:*)
+		iters=${kind#ucx-final:}
+		grep -Eq "^Final: +$iters +[0-9]+\.[0-9]+" "$f" ||
+			echo "$side printed no 'Final: $iters ...' row"
+		;;
 	esac
 	if [ "$IC_SANITIZED" = 1 ] && ! ic_check_leaks "$f" >"$f.leaks"; then
 		echo "$side: LeakSanitizer found memory leaked inside uroce"

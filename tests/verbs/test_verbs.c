@@ -2,8 +2,10 @@
 /* The verbs API of liburoce in one process: queries, misuse and the errors the man pages
  * promise, and real traffic between QPs of the same device over UDP on a loopback address
  * (SEND/RECV, WRITE with immediate, READ, atomics, the ibv_wr_* interface, UD with the
- * 40-byte header area and ibv_create_ah_from_wc, completion channels, flush on error,
- * posting from several threads at once), and the privilege a controlled Q_Key needs. */
+ * 40-byte header area, its IPv4/IPv6 flag in sl and ibv_create_ah_from_wc, addresses with
+ * 32-bit flow labels, completion channels, flush on error, posting from several threads at
+ * once), asynchronous events and the destroys that wait for their acknowledgement, and the
+ * privilege a controlled Q_Key needs. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -649,6 +651,7 @@ static void test_ud(void **state)
 	assert_int_equal(wc.byte_len, 40 + 100);
 	assert_true(wc.wc_flags & IBV_WC_GRH);
 	assert_int_equal(wc.src_qp, a->qp_num);
+	assert_int_equal(wc.sl, 2); /* came over IPv4, in mlx5's encoding (cq.c, wc_from_engine) */
 	assert_int_equal(E.buf[50000 + 20] >> 4, 4); /* the IPv4 header at bytes 20..39 */
 	assert_memory_equal(E.buf + 50040, E.buf, 100);
 	assert_non_null(back = ibv_create_ah_from_wc(E.pd, &wc, (struct ibv_grh *)(E.buf + 50000), 1));
@@ -696,6 +699,157 @@ static void test_ud(void **state)
 	assert_int_equal(ibv_destroy_qp(a), 0);
 	assert_int_equal(ibv_destroy_qp(b), 0);
 	while (ibv_poll_cq(E.cq, 1, &wc) == 1) {
+	}
+}
+
+/* ibv_ah_attr's flow label is 32 bits, the GRH's and IPv6's 20: as the kernel and the NICs
+ * do, the verbs take any value and keep the low 20 bits. UCX sets flow_label to ~0 and dlid
+ * to 0xC000 in every RoCE address it makes (its AHs and RC QPs failed with EINVAL before).
+ * The AH works, and an RC QP takes such an address and reports the 20 bits it kept. */
+static void test_ah_wide_flow_label(void **state)
+{
+	struct ibv_qp *ud = make_qp(IBV_QPT_UD, 0), *rc = make_qp(IBV_QPT_RC, 0);
+	struct ibv_qp_attr at;
+	struct ibv_qp_init_attr ia;
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah;
+	struct ibv_sge sge = {(uintptr_t)E.buf, 64, E.mr->lkey};
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+	int i;
+
+	(void)state;
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	at.qkey = 0x1ee7a330;
+	assert_int_equal(ibv_modify_qp(ud, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+							IBV_QP_QKEY), 0);
+	at.qp_state = IBV_QPS_RTR;
+	assert_int_equal(ibv_modify_qp(ud, &at, IBV_QP_STATE), 0);
+	at.qp_state = IBV_QPS_RTS;
+	assert_int_equal(ibv_modify_qp(ud, &at, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+	ah_to_self(&aa);
+	aa.dlid = 0xC000;
+	aa.grh.flow_label = ~0u;
+	assert_non_null(ah = ibv_create_ah(E.pd, &aa));
+	post_recv(ud, 50000, 40 + 64, 3);
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = ud->qp_num;
+	wr.wr.ud.remote_qkey = 0x1ee7a330;
+	assert_int_equal(ibv_post_send(ud, &wr, &bad), 0);
+	for (i = 0; i < 2; i++) {
+		wc = wait_wc();
+		assert_int_equal(wc.status, IBV_WC_SUCCESS);
+		if (wc.opcode == IBV_WC_RECV)
+			break;
+	}
+	assert_int_equal(wc.opcode, IBV_WC_RECV);
+	assert_int_equal(wc.byte_len, 40 + 64);
+	assert_int_equal(ibv_destroy_ah(ah), 0);
+
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	assert_int_equal(ibv_modify_qp(rc, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+							IBV_QP_ACCESS_FLAGS), 0);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTR;
+	at.path_mtu = IBV_MTU_1024;
+	at.dest_qp_num = rc->qp_num;
+	at.max_dest_rd_atomic = 1;
+	at.min_rnr_timer = 1;
+	at.ah_attr = aa;
+	assert_int_equal(ibv_modify_qp(rc, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+							IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+							IBV_QP_MAX_DEST_RD_ATOMIC |
+							IBV_QP_MIN_RNR_TIMER), 0);
+	memset(&at, 0, sizeof(at));
+	assert_int_equal(ibv_query_qp(rc, &at, IBV_QP_AV, &ia), 0);
+	assert_int_equal(at.ah_attr.grh.flow_label, 0xFFFFF);
+	assert_int_equal(ibv_destroy_qp(rc), 0);
+	assert_int_equal(ibv_destroy_qp(ud), 0);
+	while (ibv_poll_cq(E.cq, 1, &wc) == 1) {
+	}
+}
+
+struct destroyer {
+	struct ibv_qp *qp;
+	atomic_bool done;
+	int rc;
+};
+
+static void *destroy_qp_thread(void *arg)
+{
+	struct destroyer *d = arg;
+
+	d->rc = ibv_destroy_qp(d->qp);
+	atomic_store(&d->done, true);
+	return NULL;
+}
+
+/* ibv_get_async_event(3): "destroying an object (CQ, SRQ or QP) will wait for all affiliated
+ * events for the object to be acknowledged". Two QPs on an SRQ reach their last WQE when
+ * moved to ERR (IBA 11.6.3.1). The first is destroyed with its event still queued: the event
+ * goes with it (async_fd no longer readable, a non-blocking get finds nothing). The second's
+ * event is taken: its destroy, on another thread, waits until the event is acknowledged
+ * (UCX acknowledges from its own thread while it destroys QPs; the ack wrote into freed
+ * memory before). */
+static void test_async_events_and_destroy(void **state)
+{
+	struct ibv_srq_init_attr sa = {.attr = {.max_wr = 8, .max_sge = 1}};
+	struct ibv_qp_init_attr qa;
+	struct ibv_qp_attr at = {.qp_state = IBV_QPS_ERR};
+	struct ibv_async_event ev;
+	struct ibv_srq *srq;
+	struct ibv_qp *a, *b;
+	struct pollfd pfd = {.fd = E.ctx->async_fd, .events = POLLIN};
+	struct destroyer d = {0};
+	pthread_t t;
+	int fl;
+
+	(void)state;
+	assert_non_null(srq = ibv_create_srq(E.pd, &sa));
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = qa.recv_cq = E.cq;
+	qa.srq = srq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_send_sge = 1;
+	assert_non_null(a = ibv_create_qp(E.pd, &qa));
+	assert_non_null(b = ibv_create_qp(E.pd, &qa));
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+
+	assert_int_equal(ibv_modify_qp(a, &at, IBV_QP_STATE), 0);
+	assert_int_equal(poll(&pfd, 1, 0), 1);
+	assert_int_equal(ibv_destroy_qp(a), 0);
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	fl = fcntl(E.ctx->async_fd, F_GETFL);
+	assert_int_equal(fcntl(E.ctx->async_fd, F_SETFL, fl | O_NONBLOCK), 0);
+	errno = 0;
+	assert_int_equal(ibv_get_async_event(E.ctx, &ev), -1);
+	assert_int_equal(errno, EAGAIN);
+	assert_int_equal(fcntl(E.ctx->async_fd, F_SETFL, fl), 0);
+
+	assert_int_equal(ibv_modify_qp(b, &at, IBV_QP_STATE), 0);
+	assert_int_equal(ibv_get_async_event(E.ctx, &ev), 0);
+	assert_int_equal(ev.event_type, IBV_EVENT_QP_LAST_WQE_REACHED);
+	assert_ptr_equal(ev.element.qp, b);
+	d.qp = b;
+	assert_int_equal(pthread_create(&t, NULL, destroy_qp_thread, &d), 0);
+	usleep(100000);
+	assert_false(atomic_load(&d.done)); /* waiting for the acknowledgement */
+	ibv_ack_async_event(&ev);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(atomic_load(&d.done));
+	assert_int_equal(d.rc, 0);
+	assert_int_equal(ibv_destroy_srq(srq), 0);
+	while (ibv_poll_cq(E.cq, 1, &(struct ibv_wc){0}) == 1) {
 	}
 }
 
@@ -1310,6 +1464,8 @@ int main(void)
 		cmocka_unit_test(test_unread_event_of_destroyed_cq),
 		cmocka_unit_test(test_wr_api),
 		cmocka_unit_test(test_ud),
+		cmocka_unit_test(test_ah_wide_flow_label),
+		cmocka_unit_test(test_async_events_and_destroy),
 		cmocka_unit_test(test_controlled_qkey),
 		cmocka_unit_test(test_create_qp_ex_fields),
 		cmocka_unit_test(test_device_attrs_consistent),
