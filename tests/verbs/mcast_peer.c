@@ -44,7 +44,7 @@
 
 static const char *mode;
 
-static void fail(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void fail(const char *fmt, ...)
 {
 	va_list ap;
 
