@@ -16,7 +16,8 @@
  *              flags byte (TRUNC, ICRC_OK, as a backend sets them) follows the length. Bit 6
  *              set: the transport part only (BTH to payload) behind IPv4 (bit 7: IPv6) and
  *              UDP headers the harness writes as the peer would, with a right ICRC (bit 5)
- *              or a wrong one.
+ *              or a wrong one. A transport part to QPN 0xFFFFFF goes to the family's
+ *              multicast group, which each engine's UD QP is attached to (fuzz_engine_group).
  *   1 mutate   u8 edits, then (u16 offset, u8 xor) per edit, u8 bytes to cut: the next
  *              packet the other engine sent, changed and delivered; bit 5 fixes it up after.
  *   2 deliver  u8 count: the next packets in flight, in order
@@ -86,6 +87,10 @@
 
 struct node g_node[2];
 uint64_t g_now;
+const struct uroce_io_addr fuzz_engine_group[2] = {
+	{.ip = {239, 0, 0, 1}},
+	{.ipv6 = true, .ip = {0xFF, 0x0E, [15] = 1}},
+};
 static uint8_t g_pkt[UROCE_MAX_DATAGRAM + 64];
 
 /* ---- setup ---- */
@@ -292,12 +297,21 @@ static void node_new(int i)
 		qp_new(n, q);
 }
 
+/* The UD QP joins the group of each family (IPv4 239.0.0.1, IPv6 ff0e::1), the first and so
+ * the one that joins on the network: each attach is the group's first on the device. */
+static void ud_attach(struct node *n)
+{
+	for (int v6 = 0; v6 < 2; v6++)
+		FUZZ_CHECK(uroce_mcast_attach(n->qp[QP_UD], &fuzz_engine_group[v6]) == 1);
+}
+
 static void connect_nodes(void)
 {
 	for (int i = 0; i < 2; i++) {
 		struct node *n = &g_node[i];
 		for (int q = 0; q < NQP; q++)
 			qp_bring_up(n, q, sq_psn0[i], sq_psn0[1 - i]);
+		ud_attach(n);
 		for (int v6 = 0; v6 < 2; v6++) {
 			struct uroce_ah_attr ah = {.dgid = g_node[1 - i].gid[v6], .sgid_index = (uint8_t)v6,
 						   .port_num = 1, .hop_limit = 64};
@@ -555,6 +569,9 @@ static size_t frame(struct node *to, const uint8_t *tp, size_t tlen, bool v6)
 {
 	const struct node *from = peer_of(to);
 	size_t ip = v6 ? 40 : 20, len = ip + 8 + tlen + 4;
+	const uint8_t *dst = tlen >= 8 && (get_be32(tp + 4) & 0xFFFFFF) == MCAST_QPN
+				     ? fuzz_engine_group[v6].ip
+				     : to->gid[v6].ip;
 
 	memset(g_pkt, 0, ip + 8);
 	if (v6) {
@@ -562,14 +579,14 @@ static size_t frame(struct node *to, const uint8_t *tp, size_t tlen, bool v6)
 		g_pkt[6] = UROCE_IPPROTO_UDP;
 		g_pkt[7] = 64;
 		memcpy(g_pkt + 8, from->gid[1].ip, 16);
-		memcpy(g_pkt + 24, to->gid[1].ip, 16);
+		memcpy(g_pkt + 24, dst, 16);
 	} else {
 		g_pkt[0] = 0x45;
 		put_be16(g_pkt + 6, 0x4000); /* DF */
 		g_pkt[8] = 64;
 		g_pkt[9] = UROCE_IPPROTO_UDP;
 		memcpy(g_pkt + 12, from->gid[0].ip, 4);
-		memcpy(g_pkt + 16, to->gid[0].ip, 4);
+		memcpy(g_pkt + 16, dst, 4);
 	}
 	put_be16(g_pkt + ip, 0xC000);
 	put_be16(g_pkt + ip + 2, UROCE_ROCEV2_UDP_PORT);
@@ -942,9 +959,16 @@ static void qp_recreate(struct node *n, int q)
 	const struct uroce_qp *pq = peer_of(n)->qp[q];
 
 	drain(n);
+	if (q == QP_UD) { /* attached: detached first (the last QP of the groups) */
+		FUZZ_CHECK(uroce_qp_destroy(n->qp[q]) == UROCE_EBUSY);
+		for (int v6 = 0; v6 < 2; v6++)
+			FUZZ_CHECK(uroce_mcast_detach(n->qp[q], &fuzz_engine_group[v6]) == 1);
+	}
 	FUZZ_CHECK(uroce_qp_destroy(n->qp[q]) == 0);
 	qp_new(n, q);
 	qp_bring_up(n, q, pq->resp.epsn, pq->req.una);
+	if (q == QP_UD)
+		ud_attach(n);
 	if (!qp_conf[q].srq)
 		for (int k = 0; k < 4; k++)
 			post_recv(n, q, 0, 0);

@@ -80,6 +80,8 @@ struct node {
 
 extern struct node g_node[2];
 extern uint64_t g_now;
+/* The multicast group of each family (IPv4, IPv6) that both engines' UD QPs are attached to. */
+extern const struct uroce_io_addr fuzz_engine_group[2];
 
 struct reader {
 	const uint8_t *p;

@@ -359,6 +359,52 @@ static void seed_ud(void)
 	end("ud-small-and-bad-buffer");
 }
 
+/* ---- multicast ---- */
+
+/* Both UD QPs are attached to the group of each family (the harness): a SEND to QPN
+ * 0xFFFFFF reaches the group, over IPv4 and IPv6; another Q_Key is dropped by the QP; the
+ * multicast QPN to a GID and a group with a QP's number are dropped (drop_mcast_qpn); the UD
+ * QP destroyed and created again (it is detached first, then attached again). */
+static void seed_mcast(void)
+{
+	static uint8_t pkt[UROCE_MAX_DATAGRAM];
+	uint64_t c, d;
+
+	begin();
+	settle();
+	c = uroce_qp_counters(qp(B, QP_UD))->rcvd_pkts;
+	struct tp t = ud_send(B, QP_UD, QKEY, 64);
+	t.destqp = 0xFFFFFF;
+	inject(B, F_FIX, &t);
+	inject(B, F_FIX | F_X, &t);
+	FUZZ_CHECK(uroce_qp_counters(qp(B, QP_UD))->rcvd_pkts == c + 2);
+	FUZZ_CHECK(last_wc(g_node[B].cq)->byte_len == 40 + 64);
+	c = dcnt(B, UROCE_CNT_drop_bad_qkey);
+	t.ext.deth.qkey = 0x22222222;
+	inject(B, F_FIX, &t);
+	FUZZ_CHECK(dcnt(B, UROCE_CNT_drop_bad_qkey) == c + 1);
+	end("mcast-to-the-group");
+
+	begin();
+	settle();
+	d = dcnt(B, UROCE_CNT_drop_mcast_qpn);
+	t = ud_send(B, QP_UD, QKEY, 16);
+	t.destqp = 0xFFFFFF; /* to B's own address */
+	size_t n = build(pkt, sizeof(pkt), B, false, &t);
+	inject_raw(B, 0, -1, pkt, n);
+	t = ud_send(B, QP_UD, QKEY, 16); /* to the group, with the UD QP's number */
+	n = build(pkt, sizeof(pkt), B, false, &t);
+	memcpy(pkt + 16, fuzz_engine_group[0].ip, 4);
+	inject_raw(B, F_FIX, -1, pkt, n);
+	FUZZ_CHECK(dcnt(B, UROCE_CNT_drop_mcast_qpn) == d + 2);
+	control(B, C_RECREATE, QP_UD);
+	c = uroce_qp_counters(qp(B, QP_UD))->rcvd_pkts;
+	t.destqp = 0xFFFFFF;
+	inject(B, F_FIX, &t);
+	FUZZ_CHECK(uroce_qp_counters(qp(B, QP_UD))->rcvd_pkts == c + 1);
+	end("mcast-qpn-rules-and-recreate");
+}
+
 /* ---- UC ---- */
 
 static void seed_uc(void)
@@ -1171,6 +1217,7 @@ int main(int argc, char **argv)
 	seed_scripts();
 	seed_opcodes();
 	seed_ud();
+	seed_mcast();
 	seed_uc();
 	seed_srq();
 	seed_headers();

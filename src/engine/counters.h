@@ -35,7 +35,8 @@
 	X(drop_ip_header, "drop: IPv4 fragment or header checksum wrong (Annex A17 CA17-7/8, CA17-24)") \
 	X(drop_bad_icrc, "drop: ICRC mismatch")                                                 \
 	X(drop_icrc_unchecked, "drop: ICRC not computable (IPv4 options, IPv6 extensions)")     \
-	X(drop_not_local, "drop: destination IP is not one of the device's GIDs")               \
+	X(drop_not_local, "drop: destination IP is not one of the device's GIDs nor a group it joined") \
+	X(drop_mcast_qpn, "drop: to a group with a QPN other than 0xFFFFFF, or QPN 0xFFFFFF to a GID") \
 	X(drop_bad_tver, "drop: BTH TVer is not 0")                                             \
 	X(drop_bad_pkey, "drop: P_Key is not the default partition")                            \
 	X(drop_qp0, "drop: destination QP 0: RoCEv2 has no subnet manager (CA17-33)")           \

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "completer.h"
 #include "cq.h"
+#include "mcast.h"
 #include "mr.h"
 #include "priv.h"
 #include "qp.h"
@@ -94,7 +95,7 @@ int uroce_dev_new(const struct uroce_dev_cfg *cfg, struct uroce_dev **out)
 			return UROCE_EINVAL;
 	if (cfg->port_mtu && (cfg->port_mtu < UROCE_MTU_256 || cfg->port_mtu > UROCE_MTU_4096))
 		return UROCE_EINVAL;
-	if (cfg->max_qp > MAX_QPN - QPN_BASE + 1 || cfg->max_mr >= 1u << (32 - MR_KEY_BITS) ||
+	if (cfg->max_qp > LAST_QPN - QPN_BASE + 1 || cfg->max_mr >= 1u << (32 - MR_KEY_BITS) ||
 	    (cfg->first_qpn && (cfg->first_qpn < QPN_BASE || cfg->first_qpn > MAX_QPN)))
 		return UROCE_EINVAL;
 	if (!(dev = calloc(1, sizeof(*dev))))
@@ -110,7 +111,9 @@ int uroce_dev_new(const struct uroce_dev_cfg *cfg, struct uroce_dev **out)
 		dev->cfg.max_unacked_pkts = DEFAULT_UNACKED;
 	if (!dev->cfg.ack_req_interval)
 		dev->cfg.ack_req_interval = DEFAULT_ACK_REQ;
-	dev->next_qpn = dev->cfg.first_qpn ? dev->cfg.first_qpn : QPN_BASE;
+	/* Numbering skips the multicast QPN (qpn_after); a start there starts at the base. */
+	dev->next_qpn = dev->cfg.first_qpn && dev->cfg.first_qpn <= LAST_QPN ? dev->cfg.first_qpn
+									     : QPN_BASE;
 	dev->port_mtu = mtu_bytes(dev->cfg.port_mtu);
 	dev->objs.prev = dev->objs.next = &dev->objs;
 	dev->port_active = true;
@@ -174,6 +177,7 @@ void uroce_dev_free(struct uroce_dev *dev)
 	if (!dev)
 		return;
 	dev->ending = true;
+	mcast_release(dev); /* an attached QP is not destroyed otherwise */
 	/* QPs first: they hold references on everything else. */
 	for (int pass = 0; pass < 2; pass++) {
 		struct obj *o = dev->objs.next;
@@ -207,6 +211,9 @@ void uroce_dev_query(const struct uroce_dev *dev, struct uroce_dev_attr *attr)
 		.max_qp_rd_atom = UROCE_MAX_RD_ATOMIC,
 		.max_qp_init_rd_atom = UROCE_MAX_RD_ATOMIC,
 		.max_inline_data = UROCE_MAX_INLINE,
+		.max_mcast_grp = UROCE_MAX_MCAST_GRP,
+		.max_mcast_qp_attach = UROCE_MAX_MCAST_QP_ATTACH,
+		.max_total_mcast_qp_attach = UROCE_MAX_TOTAL_MCAST_QP_ATTACH,
 		.port_mtu = dev->cfg.port_mtu,
 		.port_active = dev->port_active,
 	};

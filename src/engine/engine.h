@@ -33,6 +33,11 @@
 #define UROCE_MAX_SGE 32           /* max_send_sge / max_recv_sge limit */
 #define UROCE_MAX_WR 16384         /* queue depth limit */
 #define UROCE_MAX_CQE 65536        /* CQ depth limit */
+/* Multicast limits, Linux rxe's but for the groups (rxe_param.h: 8192 groups, 56 QPs per
+ * group, 0x70000 attachments): a group costs the UDP backend a socket, a descriptor. */
+#define UROCE_MAX_MCAST_GRP 256          /* groups with attached QPs, per device */
+#define UROCE_MAX_MCAST_QP_ATTACH 56     /* QPs attached to one group */
+#define UROCE_MAX_TOTAL_MCAST_QP_ATTACH (UROCE_MAX_MCAST_GRP * UROCE_MAX_MCAST_QP_ATTACH)
 #define UROCE_UD_GRH_LEN 40        /* network-header area at the start of a UD receive buffer */
 /* The largest datagram the engine writes: IPv6 + UDP + BTH + the largest extended headers +
  * a 4096-byte payload + ICRC. Transmit buffers must hold this many bytes. */
@@ -231,16 +236,18 @@ struct uroce_dev_cfg {
 	uint32_t max_mr;                          /* 0: 1024 */
 	uint32_t max_unacked_pkts;  /* RC requester window in packets; 0: 128 (rxe's limit) */
 	uint32_t ack_req_interval;  /* AckReq at least every this many packets; 0: 64 (rxe) */
-	/* Where QP numbering starts; numbers then run cyclically over the whole 24-bit space,
-	 * so that neither this device nor the next one opened on the same address reuses a
-	 * number a peer may still hold packets for. 0: QPN 16 (what the simulator's tests see);
-	 * the verbs layer passes a random one. */
+	/* Where QP numbering starts (16..0xFFFFFF); numbers then run cyclically over the whole
+	 * 24-bit space but 0xFFFFFF, the multicast QPN, which is skipped (and a start there
+	 * starts at 16), so that neither this device nor the next one opened on the same
+	 * address reuses a number a peer may still hold packets for. 0: QPN 16 (what the
+	 * simulator's tests see); the verbs layer passes a random one. */
 	uint32_t first_qpn;
 };
 
 struct uroce_dev_attr {
 	uint32_t max_qp, max_qp_wr, max_sge, max_cq, max_cqe, max_mr, max_pd, max_srq,
-		max_srq_wr, max_qp_rd_atom, max_qp_init_rd_atom, max_inline_data;
+		max_srq_wr, max_qp_rd_atom, max_qp_init_rd_atom, max_inline_data, max_mcast_grp,
+		max_mcast_qp_attach, max_total_mcast_qp_attach;
 	enum uroce_mtu port_mtu;
 	bool port_active;
 };
@@ -531,7 +538,8 @@ int uroce_post_srq_recv(struct uroce_srq *srq, const struct uroce_recv_wr *wr,
  * passes exactly that, IB_QP1_QKEY). */
 int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 		    struct uroce_qp **out);
-/* Frees the QP without completions. */
+/* Frees the QP without completions. UROCE_EBUSY while it is attached to a multicast group
+ * (the kernel's uverbs refuses to destroy such a QP the same way). */
 int uroce_qp_destroy(struct uroce_qp *qp);
 uint32_t uroce_qp_num(const struct uroce_qp *qp);
 /* A pointer for the caller's own object (the verbs layer's ibv_qp), e.g. for async events. */
@@ -566,6 +574,22 @@ int uroce_post_send(struct uroce_qp *qp, const struct uroce_send_wr *wr,
  * (uroce_dev_take_posted). May run on another thread while the engine runs. */
 int uroce_post_recv(struct uroce_qp *qp, const struct uroce_recv_wr *wr,
 		    const struct uroce_recv_wr **bad_wr);
+
+/* ---- Multicast (docs/engine.md "Multicast") ---- */
+
+/* Attaches a UD QP to the IP multicast group `group` (uroce_io_addr_is_multicast: an IPv4
+ * 224.0.0.0/4 or IPv6 ff00::/8 address, the MGID's): the QP gets a copy of every datagram
+ * the device receives for the group with destination QP 0xFFFFFF that its state and Q_Key
+ * accept. Returns 1 when the group is new to the device (the caller then joins it on its
+ * network, uroce_io_join), 0 when it was not (attaching the same QP twice included: it
+ * still gets one copy), UROCE_EINVAL (not a UD QP, not a multicast address) or
+ * UROCE_ENOMEM (UROCE_MAX_MCAST_GRP groups, or UROCE_MAX_MCAST_QP_ATTACH QPs in the group,
+ * or no memory). Any QP state. */
+int uroce_mcast_attach(struct uroce_qp *qp, const struct uroce_io_addr *group);
+/* Detaches it: returns 1 when no QP of the device is attached to the group any more (the
+ * caller leaves it), 0 when some are, or UROCE_EINVAL (not a UD QP, not a multicast
+ * address, not attached to that group). */
+int uroce_mcast_detach(struct uroce_qp *qp, const struct uroce_io_addr *group);
 
 /* ---- Names ---- */
 

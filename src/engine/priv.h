@@ -14,7 +14,13 @@
 
 #define QPN_BASE 16u         /* QP 0 and 1 are the special QPs (IBA 10.2.3); 2..15 kept free */
 #define GSI_QPN 1u           /* QP1, the General Services Interface (IBA 13.5.1) */
-#define MAX_QPN 0xFFFFFFu
+#define MAX_QPN 0xFFFFFFu     /* the largest 24-bit QP number */
+/* The BTH destination QP of every multicast packet: Linux's IB_MULTICAST_QPN (rxe_recv.c
+ * fans a packet with it out to a group's QPs), qib's QIB_MULTICAST_QPN; the base
+ * specification's clause was not available. No QP has this number: numbering stops at
+ * LAST_QPN. */
+#define MCAST_QPN 0xFFFFFFu
+#define LAST_QPN (MCAST_QPN - 1)
 #define ASYNC_RING 64        /* pending asynchronous events */
 #define MR_KEY_BITS 8        /* the consumer-visible key part of an L_Key/R_Key (10.6.3.2) */
 /* No message may use more than a quarter of the PSN space: PSN comparisons are only
@@ -197,6 +203,13 @@ struct resp_state {
 	uint32_t nres, res_next;
 };
 
+/* An IP multicast group with QPs of the device attached (mcast.c). */
+struct mcast_group {
+	struct uroce_io_addr addr;
+	uint32_t nqps;
+	struct uroce_qp *qps[UROCE_MAX_MCAST_QP_ATTACH]; /* in attach order */
+};
+
 struct uroce_qp {
 	struct obj obj;
 	struct uroce_dev *dev;
@@ -213,6 +226,7 @@ struct uroce_qp {
 	uint16_t sport;            /* UDP source port, fixed per QP (design.md "Addressing") */
 	bool comm_est;             /* COMM_EST raised */
 	bool sq_drained_sent;      /* SQ_DRAINED raised for this SQD */
+	uint32_t mcast_groups;     /* groups it is attached to: it cannot be destroyed before */
 	struct sq sq;
 	struct rq rq;
 	struct uroce_mem mem;      /* where the rings' blocks came from (alloc NULL: calloc) */
@@ -239,6 +253,8 @@ struct uroce_dev {
 	struct obj objs;           /* list head */
 	struct uroce_qp **qps;     /* by qp_slot(qpn) */
 	struct uroce_qp *gsi;      /* QP1, outside the table */
+	struct mcast_group *mcg[UROCE_MAX_MCAST_GRP]; /* groups with attached QPs (mcast.c) */
+	uint32_t nmcg;
 	uint32_t next_qpn;         /* the next QP number to try */
 	struct uroce_mr **mrs;     /* by key >> 8; slot 0 unused so that key 0 is never valid */
 	uint8_t *mr_key;           /* the last key part given out per slot */
@@ -328,7 +344,8 @@ static inline uint32_t qp_slot(const struct uroce_dev *dev, uint32_t qpn)
 {
 	return (qpn - QPN_BASE) % dev->cfg.max_qp;
 }
-static inline uint32_t qpn_after(uint32_t qpn) { return qpn == MAX_QPN ? QPN_BASE : qpn + 1; }
+/* The next QP number: they run over [QPN_BASE, LAST_QPN] and start again at QPN_BASE. */
+static inline uint32_t qpn_after(uint32_t qpn) { return qpn >= LAST_QPN ? QPN_BASE : qpn + 1; }
 static inline uint32_t pow2_at_least(uint32_t v)
 {
 	uint32_t p = 1;

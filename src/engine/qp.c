@@ -399,7 +399,7 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 	bool gsi = attr->qp_type == UROCE_QPT_GSI;
 	if (gsi && dev->gsi)
 		return UROCE_EBUSY;
-	/* QP numbers run cyclically over [QPN_BASE, MAX_QPN], so that a number is not reused
+	/* QP numbers run cyclically over [QPN_BASE, LAST_QPN], so that a number is not reused
 	 * soon; a number whose table slot is taken is skipped. 2 x max_qp tries visit every
 	 * slot even across the wrap of the numbers, where the slots restart at 0. */
 	uint32_t qpn = dev->next_qpn;
@@ -448,6 +448,10 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 
 int uroce_qp_destroy(struct uroce_qp *qp)
 {
+	/* As the kernel's uverbs: a QP is destroyed once the consumer has detached it from its
+	 * groups (uverbs_free_qp: EBUSY while its multicast list is not empty). */
+	if (qp->mcast_groups)
+		return UROCE_EBUSY;
 	/* Off the posted list, which may hold it. In RESET its own work is not taken in: a QP
 	 * in ERR would otherwise flush what was posted since, into completions that name it
 	 * after it is freed (engine.h: destroyed without completions). */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "completer.h"
+#include "mcast.h"
 #include "priv.h"
 #include "qp.h"
 #include "responder.h"
@@ -12,13 +13,19 @@
 #include "wire/mad.h"
 #include "wire/packet.h"
 
-static bool is_local(const struct uroce_dev *dev, const struct uroce_pkt *pkt)
+/* The packet's destination IP address. */
+static struct uroce_io_addr pkt_dst(const struct uroce_pkt *pkt)
 {
-	bool v6 = pkt->layers & UROCE_L_IPV6;
-	const uint8_t *dst = v6 ? pkt->ip6.dst : pkt->ip4.dst;
+	struct uroce_io_addr a = {.ipv6 = pkt->layers & UROCE_L_IPV6};
 
+	memcpy(a.ip, a.ipv6 ? pkt->ip6.dst : pkt->ip4.dst, a.ipv6 ? 16 : 4);
+	return a;
+}
+
+static bool is_local(const struct uroce_dev *dev, const struct uroce_io_addr *dst)
+{
 	for (uint32_t i = 0; i < dev->cfg.ngids; i++)
-		if (dev->cfg.gid[i].ipv6 == v6 && !memcmp(dev->cfg.gid[i].ip, dst, v6 ? 16 : 4))
+		if (uroce_io_addr_equal(&dev->cfg.gid[i], dst))
 			return true;
 	return false;
 }
@@ -48,7 +55,7 @@ static struct uroce_qp *qp_lookup(struct uroce_dev *dev, uint32_t qpn)
 
 	if (qpn == GSI_QPN)
 		return dev->gsi;
-	if (qpn < QPN_BASE || qpn > MAX_QPN)
+	if (qpn < QPN_BASE || qpn > LAST_QPN)
 		return NULL;
 	qp = dev->qps[qp_slot(dev, qpn)];
 	return qp && qp->qpn == qpn ? qp : NULL;
@@ -96,9 +103,12 @@ static bool bad_pad(const struct uroce_pkt *pkt, int err)
  * the special QPs, QP, transport. The UDP checksum is never looked at: A17.3.2.4 says
  * senders should leave it 0, and CA17-22 (d) masks it out of the ICRC. */
 static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_pkt *io,
-				   struct uroce_pkt *pkt, struct uroce_qp **qpp)
+				   struct uroce_pkt *pkt, struct uroce_qp **qpp,
+				   const struct mcast_group **groupp)
 {
 	const uint32_t need = UROCE_L_BTH | UROCE_L_EXT | UROCE_L_ICRC;
+	const struct mcast_group *group = NULL;
+	struct uroce_io_addr dst;
 	struct uroce_qp *qp;
 	int err;
 
@@ -131,7 +141,10 @@ static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_
 	default:
 		return UROCE_CNT_drop_icrc_unchecked;
 	}
-	if (!is_local(dev, pkt))
+	/* One of the device's GIDs, or a multicast group a QP of the device is attached to
+	 * (the datagrams of a group reach the device once it joined it on its network). */
+	dst = pkt_dst(pkt);
+	if (!is_local(dev, &dst) && !(group = mcast_find(dev, &dst)))
 		return UROCE_CNT_drop_not_local;
 	if (pkt->bth.tver != 0)
 		return UROCE_CNT_drop_bad_tver;
@@ -143,6 +156,18 @@ static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_
 	/* Annex A17 CA17-33: RoCEv2 has no subnet management, so nothing goes to QP0. */
 	if (pkt->bth.destqp == 0)
 		return UROCE_CNT_drop_qp0;
+	/* A multicast packet carries the multicast QPN 0xFFFFFF, and only a multicast packet
+	 * does (Linux rxe fans out a packet to QPN 0xFFFFFF to the group of its destination
+	 * address, and finds no group for a unicast one). The group's QPs are UD QPs, so only
+	 * the UD opcodes go on; each QP's own checks come with its copy (mcast_rx). */
+	if ((group != NULL) != (pkt->bth.destqp == MCAST_QPN))
+		return UROCE_CNT_drop_mcast_qpn;
+	if (group) {
+		*groupp = group;
+		if (uroce_opcode_transport(pkt->bth.opcode) != UROCE_TP_UD)
+			return UROCE_CNT_drop_wrong_transport;
+		return UROCE_NCOUNTERS;
+	}
 	/* QP1, the GSI, takes only datagrams with the well-known GSI Q_Key (IBA 13.5.1.1; rxe's
 	 * check_keys expects GSI_QKEY for QPN 1 whatever the QP's own). Its P_Key may be any of
 	 * the port's table (rxe looks the whole table up for QPN 1), which here is the one
@@ -163,25 +188,56 @@ static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_
 	return UROCE_NCOUNTERS;
 }
 
+/* Hands an accepted packet to its QP's responder (requests) or completer (responses). */
+static void qp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint64_t now)
+{
+	/* IBA 11.6.3.1: the first packet a QP receives in RTR establishes communication. */
+	if (qp_state(qp) == UROCE_QPS_RTR && !qp->comm_est) {
+		qp->comm_est = true;
+		dev_event(qp->dev, UROCE_EVENT_COMM_EST, qp);
+	}
+	if (pkt->op->flags & UROCE_OPF_REQ)
+		resp_rx(qp, pkt, now);
+	else
+		comp_rx(qp, pkt, now);
+}
+
+/* A datagram to a multicast group: every QP attached to the group gets a copy, in attach
+ * order, that its state and (in the UD responder) its Q_Key accept, as Linux rxe's
+ * rxe_rcv_mcast_pkt does; a copy one QP refuses is counted on that QP and does not keep the
+ * others from theirs. The device counts the datagram once in rcvd_pkts, each QP its copy. */
+static void mcast_rx(struct uroce_dev *dev, const struct mcast_group *group,
+		     const struct uroce_pkt *pkt, uint64_t now)
+{
+	eng_count(dev, NULL, UROCE_CNT_rcvd_pkts);
+	for (uint32_t i = 0; i < group->nqps; i++) {
+		struct uroce_qp *qp = group->qps[i];
+
+		if (!qp_can_receive(qp)) {
+			eng_count(dev, qp, UROCE_CNT_drop_qp_state);
+			continue;
+		}
+		qp->cnt.rcvd_pkts++;
+		qp_rx(qp, pkt, now);
+	}
+}
+
 void uroce_dev_recv(struct uroce_dev *dev, const struct uroce_io_pkt *io, uint64_t now)
 {
+	const struct mcast_group *group = NULL;
 	struct uroce_qp *qp = NULL;
 	struct uroce_pkt pkt;
-	enum uroce_counter drop = validate(dev, io, &pkt, &qp);
+	enum uroce_counter drop = validate(dev, io, &pkt, &qp, &group);
 
 	dev->deadline_stale = true;
 	if (drop != UROCE_NCOUNTERS) {
 		eng_count(dev, qp, drop);
 		return;
 	}
-	eng_count(dev, qp, UROCE_CNT_rcvd_pkts);
-	/* IBA 11.6.3.1: the first packet a QP receives in RTR establishes communication. */
-	if (qp_state(qp) == UROCE_QPS_RTR && !qp->comm_est) {
-		qp->comm_est = true;
-		dev_event(dev, UROCE_EVENT_COMM_EST, qp);
+	if (group) {
+		mcast_rx(dev, group, &pkt, now);
+		return;
 	}
-	if (pkt.op->flags & UROCE_OPF_REQ)
-		resp_rx(qp, &pkt, now);
-	else
-		comp_rx(qp, &pkt, now);
+	eng_count(dev, qp, UROCE_CNT_rcvd_pkts);
+	qp_rx(qp, &pkt, now);
 }

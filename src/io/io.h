@@ -23,6 +23,14 @@ static inline bool uroce_io_addr_equal(const struct uroce_io_addr *a,
 	return a->ipv6 == b->ipv6 && !memcmp(a->ip, b->ip, a->ipv6 ? 16 : 4);
 }
 
+/* An IP multicast group address: IPv4 224.0.0.0/4 (RFC 5771) or IPv6 ff00::/8 (RFC 4291
+ * 2.7). RoCEv2 multicast is IP multicast: a multicast GID is one of these, IPv4-mapped or not
+ * (docs/engine.md "Multicast"). */
+static inline bool uroce_io_addr_is_multicast(const struct uroce_io_addr *a)
+{
+	return a->ipv6 ? a->ip[0] == 0xFF : (a->ip[0] & 0xF0) == 0xE0;
+}
+
 /* pkt->flags */
 enum uroce_io_pkt_flag {
 	UROCE_IO_PKT_TRUNC = 1u << 0, /* received: the datagram was longer than cap and was cut */
@@ -50,8 +58,8 @@ struct uroce_io_pkt {
 
 struct uroce_io;
 
-/* Every backend implements the first four; next_deadline is optional. Errors are negative
- * UROCE_E* codes. */
+/* Every backend implements send, recv, fd, close and join; next_deadline is optional.
+ * Errors are negative UROCE_E* codes. */
 struct uroce_io_ops {
 	const char *name;
 	/* Takes pkts[0..n) for transmission (the backend copies the bytes); returns how many
@@ -69,6 +77,15 @@ struct uroce_io_ops {
 	 * CLOCK_MONOTONIC ns, maybe in the past), or UINT64_MAX: a caller that sleeps on fd()
 	 * wakes by then too. NULL: never. */
 	uint64_t (*next_deadline)(const struct uroce_io *io);
+	/* Joins (join true) or leaves (false) the IP multicast group `group`, a multicast
+	 * address (uroce_io_addr_is_multicast): while joined, datagrams sent to the group
+	 * arrive through recv with dst the group, beside those to the backend's own
+	 * addresses. The membership is the host's (IGMP or MLD, through the interface of the
+	 * backend's first address of the group's family, where the backend has one). Sending
+	 * to a group needs no membership. Returns 0, UROCE_EINVAL (not a multicast address, or
+	 * the backend has no address of its family), UROCE_EBUSY (join: already joined),
+	 * UROCE_ENOENT (leave: not joined), or the backend's own errors (udp.h, xdp.h, sim.h). */
+	int (*join)(struct uroce_io *io, const struct uroce_io_addr *group, bool join);
 };
 
 struct uroce_io {
@@ -85,6 +102,10 @@ static inline int uroce_io_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, 
 }
 static inline int uroce_io_fd(struct uroce_io *io) { return io->ops->fd(io); }
 static inline void uroce_io_close(struct uroce_io *io) { io->ops->close(io); }
+static inline int uroce_io_join(struct uroce_io *io, const struct uroce_io_addr *group, bool join)
+{
+	return io->ops->join(io, group, join);
+}
 static inline uint64_t uroce_io_next_deadline(const struct uroce_io *io)
 {
 	return io->ops->next_deadline ? io->ops->next_deadline(io) : UINT64_MAX;

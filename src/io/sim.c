@@ -58,6 +58,8 @@ struct sim_ep {
 	struct uroce_io_addr addr;
 	uint32_t first_out; /* links leaving it */
 	bool closed;
+	struct uroce_io_addr *groups; /* the multicast groups it joined (uroce_sim_join) */
+	uint32_t ngroups;
 	uint32_t *ring;
 	uint32_t ring_size, ring_head, ring_count;
 	union uroce_sim_counters c;
@@ -445,6 +447,7 @@ void uroce_sim_free(struct uroce_sim *sim)
 	uroce_sim_trace_pcap(sim, NULL, 0);
 	for (uint32_t i = 0; i < sim->neps; i++) {
 		free(sim->eps[i]->ring);
+		free(sim->eps[i]->groups);
 		free(sim->eps[i]);
 	}
 	free(sim->eps);
@@ -494,12 +497,19 @@ static void sim_io_close(struct uroce_io *io)
 	ep->closed = true;
 }
 
+static int sim_io_join(struct uroce_io *io, const struct uroce_io_addr *group, bool join)
+{
+	struct sim_ep *ep = (struct sim_ep *)io;
+	return uroce_sim_join(ep->sim, ep->index, group, join);
+}
+
 static const struct uroce_io_ops sim_io_ops = {
 	.name = "sim",
 	.send = sim_io_send,
 	.recv = sim_io_recv,
 	.fd = sim_io_fd,
 	.close = sim_io_close,
+	.join = sim_io_join,
 };
 
 int uroce_sim_add_endpoint(struct uroce_sim *sim, const struct uroce_io_addr *addr,
@@ -575,11 +585,69 @@ int uroce_sim_connect(struct uroce_sim *sim, int from, int to,
 	return (int)sim->nlinks++;
 }
 
+/* The index of group in ep's memberships, or ep->ngroups. */
+static uint32_t ep_group(const struct sim_ep *ep, const struct uroce_io_addr *group)
+{
+	uint32_t i = 0;
+
+	while (i < ep->ngroups && !uroce_io_addr_equal(&ep->groups[i], group))
+		i++;
+	return i;
+}
+
+int uroce_sim_join(struct uroce_sim *sim, int epi, const struct uroce_io_addr *group, bool join)
+{
+	struct sim_ep *ep = ep_get(sim, epi);
+	struct uroce_io_addr *groups;
+	uint32_t i;
+
+	if (!ep || !uroce_io_addr_is_multicast(group) || group->ipv6 != ep->addr.ipv6)
+		return UROCE_EINVAL;
+	i = ep_group(ep, group);
+	if (!join) {
+		if (i == ep->ngroups)
+			return UROCE_ENOENT;
+		ep->groups[i] = ep->groups[--ep->ngroups];
+		return 0;
+	}
+	if (i < ep->ngroups)
+		return UROCE_EBUSY;
+	groups = realloc(ep->groups, (ep->ngroups + 1) * sizeof(*groups));
+	if (!groups)
+		return UROCE_ENOMEM;
+	ep->groups = groups;
+	memset(&groups[ep->ngroups], 0, sizeof(*groups));
+	groups[ep->ngroups].ipv6 = group->ipv6;
+	memcpy(groups[ep->ngroups].ip, group->ip, group->ipv6 ? 16 : 4);
+	ep->ngroups++;
+	return 0;
+}
+
+/* Puts a copy of the datagram on a link (trace, a buffer, the queue). */
+static void link_offer(struct uroce_sim *sim, uint32_t link, const struct uroce_io_pkt *pkt)
+{
+	struct sim_link *l = &sim->links[link];
+	uint32_t pi;
+
+	l->c.sent++;
+	trace_packet(sim, UROCE_SIM_TRACE_SEND, l, pkt->data, pkt->len);
+	pi = pkt_alloc(sim);
+	if (pi == NIL) {
+		l->c.drop_pool++;
+		return;
+	}
+	memcpy(pkt_data(sim, pi), pkt->data, pkt->len);
+	sim->pkts[pi].len = pkt->len;
+	sim->pkts[pi].link = link;
+	link_enqueue(sim, link, pi);
+}
+
 int uroce_sim_send(struct uroce_sim *sim, int epi, const struct uroce_io_pkt *pkt)
 {
 	struct sim_ep *ep = ep_get(sim, epi);
 	struct uroce_io_addr dst;
-	uint32_t link = NIL, pi;
+	bool group;
+	uint32_t copies = 0;
 
 	if (!ep || ep->closed || !ip_valid(pkt->data, pkt->len))
 		return UROCE_EINVAL;
@@ -587,25 +655,21 @@ int uroce_sim_send(struct uroce_sim *sim, int epi, const struct uroce_io_pkt *pk
 		return UROCE_ENOSPACE;
 	ep->c.sent++;
 	ip_addr(pkt->data, true, &dst);
-	for (uint32_t i = ep->first_out; i != NIL && link == NIL; i = sim->links[i].next_out)
-		if (uroce_io_addr_equal(&sim->eps[sim->links[i].to]->addr, &dst))
-			link = i;
-	if (link == NIL) {
+	/* A unicast datagram takes the link to its address; a multicast one, a copy on every
+	 * link to an endpoint that joined the group (as a switch replicates it toward the
+	 * group's members), each link with its own queue and impairments. */
+	group = uroce_io_addr_is_multicast(&dst);
+	for (uint32_t i = ep->first_out; i != NIL; i = sim->links[i].next_out) {
+		const struct sim_ep *to = sim->eps[sim->links[i].to];
+		if (group ? ep_group(to, &dst) < to->ngroups : uroce_io_addr_equal(&to->addr, &dst)) {
+			link_offer(sim, i, pkt);
+			copies++;
+			if (!group)
+				break;
+		}
+	}
+	if (!copies)
 		ep->c.drop_noroute++;
-		return 0;
-	}
-	struct sim_link *l = &sim->links[link];
-	l->c.sent++;
-	trace_packet(sim, UROCE_SIM_TRACE_SEND, l, pkt->data, pkt->len);
-	pi = pkt_alloc(sim);
-	if (pi == NIL) {
-		l->c.drop_pool++;
-		return 0;
-	}
-	memcpy(pkt_data(sim, pi), pkt->data, pkt->len);
-	sim->pkts[pi].len = pkt->len;
-	sim->pkts[pi].link = link;
-	link_enqueue(sim, link, pi);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #ifndef UROCE_IO_SIM_H
 #define UROCE_IO_SIM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,7 +50,7 @@ struct uroce_sim_link_cfg {
 	X(drop_queue, "tail-dropped at a full link queue")                          \
 	X(drop_pool, "dropped because every packet buffer was in use")              \
 	X(drop_ring, "dropped at a full receive ring")                              \
-	X(drop_noroute, "sent to an address no link from the endpoint reaches")     \
+	X(drop_noroute, "sent to an address (or a group no member of) no link reaches") \
 	X(drop_closed, "arrived at a closed endpoint")                              \
 	X(duplicated, "extra copies made by duplication")                           \
 	X(reordered, "packets held back by the reorder delay")                      \
@@ -93,15 +94,24 @@ int uroce_sim_connect(struct uroce_sim *sim, int from, int to,
 		      const struct uroce_sim_link_cfg *cfg);
 
 /* Sends the datagram pkt->data[0..pkt->len) from endpoint ep at the current time, over the
- * link to its IP destination address. Returns 0 (also when the fabric drops it: see the
- * counters) or UROCE_EINVAL (unknown or closed endpoint, not an IPv4/IPv6 datagram) or
- * UROCE_ENOSPACE (longer than max_pkt). */
+ * link to its IP destination address; to a multicast address, a copy over every link from ep
+ * to an endpoint that joined the group (uroce_sim_join; ep itself only through a link from
+ * ep to ep, the model of a host's multicast loopback). No link, or no member reached:
+ * drop_noroute. Returns 0 (also when the fabric drops it: see the counters) or UROCE_EINVAL
+ * (unknown or closed endpoint, not an IPv4/IPv6 datagram) or UROCE_ENOSPACE (longer than
+ * max_pkt). */
 int uroce_sim_send(struct uroce_sim *sim, int ep, const struct uroce_io_pkt *pkt);
 /* Takes up to n delivered packets of endpoint ep, oldest first, copying each into
  * pkts[i].data (pkts[i].cap bytes; longer ones are cut and flagged UROCE_IO_PKT_TRUNC).
  * ts_ns is the delivery time; tos, src and dst come from the IP header (zero when
  * corrupt_any broke it). Returns the count, or UROCE_EINVAL for an unknown endpoint. */
 int uroce_sim_recv(struct uroce_sim *sim, int ep, struct uroce_io_pkt *pkts, size_t n);
+/* Endpoint ep joins (join true) or leaves the multicast group `group`, of the family of its
+ * address: datagrams sent to the group then reach it (uroce_sim_send). The io backend's join
+ * op. Returns 0, UROCE_EINVAL (unknown endpoint, not a multicast address, another family),
+ * UROCE_EBUSY (already joined), UROCE_ENOENT (leaving a group not joined) or UROCE_ENOMEM
+ * (joining allocates: part of the setup). */
+int uroce_sim_join(struct uroce_sim *sim, int ep, const struct uroce_io_addr *group, bool join);
 /* The endpoint as an io backend (fd -1; close stops its deliveries: later arrivals count as
  * drop_closed). Owned by the fabric; NULL for an unknown endpoint. */
 struct uroce_io *uroce_sim_io(struct uroce_sim *sim, int ep);

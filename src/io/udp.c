@@ -2,8 +2,10 @@
 #include "udp.h"
 
 #include <errno.h>
+#include <ifaddrs.h>
 #include <limits.h>
 #include <linux/filter.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <stdlib.h>
@@ -38,12 +40,18 @@
 
 /* ---- the backend's state ---- */
 
+/* A receive socket: one per configured address (the first naddrs of struct udp's rx), then
+ * one per multicast group joined (udp_join). */
 struct rx_sock {
 	int fd;
 	bool ipv6;
 	uint32_t drops;            /* the kernel's drop count last seen (SO_RXQ_OVFL) */
 	struct uroce_io_addr addr; /* bound: the destination when no pktinfo came */
 	size_t want;               /* entries its recvmmsg calls are set up for (rx_drain) */
+	/* A configured IPv6 address: the index of its interface, found when a datagram from it
+	 * first goes to a group (tx_fill); 0 before, or when no interface carries it. */
+	unsigned ifindex;
+	bool ifindex_known;
 };
 
 /* A send socket, bound to (ip, sport). */
@@ -74,6 +82,7 @@ struct udp {
 
 	struct rx_sock *rx;
 	size_t nrx, rx_next;
+	size_t naddrs, rx_cap;  /* rx[0..naddrs): the configured addresses; then the groups */
 
 	struct tx_sock *tx;
 	uint32_t tx_max, tx_used, nbuckets;
@@ -344,6 +353,7 @@ static struct tx_sock *tx_get(struct udp *u, const struct tx_key *k, uint8_t tos
 struct tx_pkt {
 	struct tx_key key;
 	uint8_t dst[16];
+	bool group;        /* dst is a multicast group */
 	uint8_t tos, ttl;
 	uint16_t id;       /* IPv4: the header's Identification */
 	uint8_t *payload;
@@ -387,6 +397,9 @@ static int tx_parse(const struct uroce_io_pkt *pkt, struct tx_pkt *t)
 	    udp.len != len - hlen)
 		return UROCE_EINVAL;
 	t->key.sport = udp.sport;
+	struct uroce_io_addr dst = {.ipv6 = t->key.ipv6};
+	memcpy(dst.ip, t->dst, 16);
+	t->group = uroce_io_addr_is_multicast(&dst);
 	t->payload = pkt->data + hlen + UROCE_UDP_HLEN;
 	t->plen = len - hlen - UROCE_UDP_HLEN;
 	return 0;
@@ -402,10 +415,55 @@ static void tx_cmsg(struct msghdr *h, struct cmsghdr *cm, int level, int type, c
 	h->msg_controllen += CMSG_SPACE(len);
 }
 
+/* The index of the interface that carries addr: 0 when none does (127.0.0.2 is on no
+ * interface, and needs none: the route to it is lo). A netlink dump: for slow paths. */
+static unsigned addr_ifindex(const struct uroce_io_addr *addr)
+{
+	struct ifaddrs *ifs;
+	unsigned idx = 0;
+
+	if (getifaddrs(&ifs) < 0)
+		return 0;
+	for (const struct ifaddrs *i = ifs; i && !idx; i = i->ifa_next) {
+		const void *ip;
+		if (!i->ifa_addr || i->ifa_addr->sa_family != (addr->ipv6 ? AF_INET6 : AF_INET))
+			continue;
+		if (addr->ipv6)
+			ip = &((const struct sockaddr_in6 *)(const void *)i->ifa_addr)->sin6_addr;
+		else
+			ip = &((const struct sockaddr_in *)(const void *)i->ifa_addr)->sin_addr;
+		if (!memcmp(ip, addr->ip, addr->ipv6 ? 16 : 4))
+			idx = if_nametoindex(i->ifa_name);
+	}
+	freeifaddrs(ifs);
+	return idx;
+}
+
+/* The interface of the configured IPv6 address ip (0: not configured, or on none), looked up
+ * once per address. */
+static unsigned src_ifindex(struct udp *u, const uint8_t *ip)
+{
+	for (size_t k = 0; k < u->naddrs; k++) {
+		struct rx_sock *s = &u->rx[k];
+		if (!s->ipv6 || memcmp(s->addr.ip, ip, 16))
+			continue;
+		if (!s->ifindex_known) {
+			s->ifindex = addr_ifindex(&s->addr);
+			s->ifindex_known = true;
+		}
+		return s->ifindex;
+	}
+	return 0;
+}
+
 /* Message m of the batch: packet k's payload to dst:port, with its TOS/traffic class and
  * TTL/hop limit as ancillary data where they differ from the socket's (a TTL of 0 leaves the
  * socket's). Control messages cost the kernel a parse per datagram, and one QP's packets all
- * agree with the socket its first packet opened. */
+ * agree with the socket its first packet opened. A datagram to a multicast group always
+ * carries its TTL: the socket's own (IP_TTL, IPV6_UNICAST_HOPS) is for unicast, and a
+ * group's default is 1 (IP_MULTICAST_TTL, ip(7)); over IPv6 it also names the interface of
+ * its source address (IPV6_PKTINFO), since no route to a group names one: IPv4 needs none,
+ * a socket bound to a local address sends its multicast out of that address's interface. */
 static void tx_fill(struct udp *u, size_t m, size_t k, const struct tx_pkt *t,
 		    const struct tx_sock *ts)
 {
@@ -429,9 +487,16 @@ static void tx_fill(struct udp *u, size_t m, size_t k, const struct tx_pkt *t,
 	h->msg_controllen = 0;
 	if (t->tos != ts->tos)
 		tx_cmsg(h, cm, level, t->key.ipv6 ? IPV6_TCLASS : IP_TOS, &tos, sizeof(int));
-	if (ttl && t->ttl != ts->ttl)
+	if (ttl && (t->ttl != ts->ttl || t->group))
 		tx_cmsg(h, (struct cmsghdr *)(u->ctl[m].b + h->msg_controllen), level,
 			t->key.ipv6 ? IPV6_HOPLIMIT : IP_TTL, &ttl, sizeof(int));
+	unsigned ifindex = t->group && t->key.ipv6 ? src_ifindex(u, t->key.ip) : 0;
+	if (ifindex) {
+		struct in6_pktinfo pi = {.ipi6_ifindex = ifindex};
+		memcpy(&pi.ipi6_addr, t->key.ip, 16);
+		tx_cmsg(h, (struct cmsghdr *)(u->ctl[m].b + h->msg_controllen), IPPROTO_IPV6,
+			IPV6_PKTINFO, &pi, sizeof(pi));
+	}
 	if (!h->msg_controllen)
 		h->msg_control = NULL;
 }
@@ -462,7 +527,9 @@ static void tx_segment(struct udp *u, size_t k, uint32_t seg, const struct tx_pk
 static bool tx_gso_fits(const struct udp *u, size_t m, const struct tx_pkt *first,
 			const struct tx_pkt *t)
 {
-	return u->gso && t->plen == first->plen && t->plen >= MIN_PAYLOAD &&
+	/* Not to a group: only UD sends there, a packet per message, and GSO through the
+	 * multicast loopback path is left untried. */
+	return u->gso && !t->group && t->plen == first->plen && t->plen >= MIN_PAYLOAD &&
 	       u->segs[m] < GSO_SEGS && (u->segs[m] + 1) * t->plen <= GSO_BYTES &&
 	       t->tos == first->tos && t->ttl == first->ttl &&
 	       !memcmp(t->dst, first->dst, t->key.ipv6 ? 16 : 4);
@@ -900,6 +967,8 @@ static void udp_close(struct uroce_io *io)
 	free(u);
 }
 
+static int udp_join(struct uroce_io *io, const struct uroce_io_addr *group, bool join);
+
 static const struct uroce_io_ops udp_ops = {
 	.name = "udp",
 	.send = udp_send,
@@ -907,16 +976,41 @@ static const struct uroce_io_ops udp_ops = {
 	.fd = udp_fd,
 	.close = udp_close,
 	.next_deadline = uroce_udp_next_deadline,
+	.join = udp_join,
 };
 
 /* ---- opening ---- */
 
-static int rx_open(struct udp *u, struct rx_sock *s, const struct uroce_io_addr *addr)
+/* Joins the group a socket is bound to on the interface of the local address `local` (its
+ * IPv4 address names it; an IPv6 one, through its index). The kernel sends the IGMP or MLD
+ * report, and the membership ends when the socket closes. */
+static int group_join(int fd, const struct uroce_io_addr *group, const struct uroce_io_addr *local,
+		      unsigned ifindex)
+{
+	if (group->ipv6) {
+		struct ipv6_mreq mr = {.ipv6mr_interface = ifindex};
+		memcpy(&mr.ipv6mr_multiaddr, group->ip, 16);
+		return setsockopt(fd, IPPROTO_IPV6, IPV6_JOIN_GROUP, &mr, sizeof(mr));
+	}
+	struct ip_mreqn mr = {.imr_ifindex = 0};
+	memcpy(&mr.imr_multiaddr, group->ip, 4);
+	memcpy(&mr.imr_address, local->ip, 4); /* 0.0.0.0: the kernel's route to the group */
+	return setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr, sizeof(mr));
+}
+
+/* Opens the receive socket s for addr, a local address, or for a multicast group joined
+ * through the local address `local` (NULL for a local address). Every process of the host
+ * that joins a group binds <group>:port, each with SO_REUSEADDR, and the kernel gives each
+ * of them a copy of every datagram to the group. On failure s->fd may be open: the caller
+ * closes it. */
+static int rx_open(struct udp *u, struct rx_sock *s, const struct uroce_io_addr *addr,
+		   const struct uroce_io_addr *local)
 {
 	struct sockaddr_in6 sa;
 	socklen_t salen = make_sockaddr(&sa, addr->ipv6, addr->ip, u->port);
 	int fd = socket(addr->ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 			IPPROTO_UDP);
+	unsigned ifindex = local && addr->ipv6 ? addr_ifindex(local) : 0;
 
 	if (fd < 0)
 		return sys_err(errno);
@@ -947,11 +1041,75 @@ static int rx_open(struct udp *u, struct rx_sock *s, const struct uroce_io_addr 
 			     : setopt(fd, IPPROTO_IP, IP_PKTINFO, wildcard) ||
 				       setopt(fd, IPPROTO_IP, IP_RECVTOS, 1) ||
 				       setopt(fd, IPPROTO_IP, IP_RECVTTL, 1);
+	if (!err && local)
+		err = setopt(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+	/* A wildcard socket would also get the datagrams of every group any socket of the host
+	 * joined (IP_MULTICAST_ALL, on by default, ip(7)): the group's own socket takes those. */
+	if (!err && wildcard)
+		(void)setopt(fd, addr->ipv6 ? IPPROTO_IPV6 : IPPROTO_IP,
+			     addr->ipv6 ? IPV6_MULTICAST_ALL : IP_MULTICAST_ALL, 0);
+	/* A group with a scope narrower than the site's (ff02::, link-local) is bound on its
+	 * interface; for the others the index changes nothing. */
+	if (addr->ipv6)
+		sa.sin6_scope_id = ifindex;
 	if (err || bind(fd, (struct sockaddr *)&sa, salen) < 0)
+		return sys_err(errno);
+	if (local && group_join(fd, addr, local, ifindex) < 0)
 		return sys_err(errno);
 	struct epoll_event ev = {.events = EPOLLIN};
 	if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		return sys_err(errno);
+	return 0;
+}
+
+/* The io op join: a receive socket per group (rx_open), closed to leave. The group is joined
+ * through the first configured address of its family. */
+static int udp_join(struct uroce_io *io, const struct uroce_io_addr *group, bool join)
+{
+	struct udp *u = (struct udp *)io;
+	struct uroce_io_addr local; /* a copy: rx may move below */
+	bool have_local = false;
+	size_t i;
+
+	if (!uroce_io_addr_is_multicast(group))
+		return UROCE_EINVAL;
+	for (i = u->naddrs; i < u->nrx && !uroce_io_addr_equal(&u->rx[i].addr, group); i++)
+		;
+	if (!join) {
+		if (i == u->nrx)
+			return UROCE_ENOENT;
+		/* Closing the socket ends its membership (the kernel sends the IGMP leave or MLD
+		 * done) and takes it out of the epoll set. */
+		close(u->rx[i].fd);
+		u->rx[i] = u->rx[--u->nrx];
+		if (u->rx_next >= u->nrx)
+			u->rx_next = 0;
+		return 0;
+	}
+	if (i < u->nrx)
+		return UROCE_EBUSY;
+	for (i = 0; i < u->naddrs && !have_local; i++)
+		if ((have_local = u->rx[i].ipv6 == group->ipv6))
+			local = u->rx[i].addr;
+	if (!have_local)
+		return UROCE_EINVAL;
+	if (u->nrx == u->rx_cap) {
+		struct rx_sock *rx = realloc(u->rx, (u->rx_cap + 8) * sizeof(*rx));
+		if (!rx)
+			return UROCE_ENOMEM;
+		u->rx = rx;
+		u->rx_cap += 8;
+	}
+	struct rx_sock *s = &u->rx[u->nrx];
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	int err = rx_open(u, s, group, &local);
+	if (err < 0) {
+		if (s->fd >= 0)
+			close(s->fd);
+		return err;
+	}
+	u->nrx++;
 	return 0;
 }
 
@@ -970,6 +1128,7 @@ static int udp_setup(struct udp *u, const struct uroce_udp_cfg *cfg)
 		return sys_err(errno);
 
 	u->rx = calloc(cfg->naddrs, sizeof(*u->rx));
+	u->rx_cap = cfg->naddrs;
 	u->tx_max = cfg->max_send_sockets ? cfg->max_send_sockets : UROCE_UDP_SEND_SOCKETS;
 	for (u->nbuckets = 1; u->nbuckets < 2 * u->tx_max; u->nbuckets *= 2)
 		;
@@ -988,7 +1147,8 @@ static int udp_setup(struct udp *u, const struct uroce_udp_cfg *cfg)
 	for (size_t i = 0; i < cfg->naddrs; i++) {
 		u->rx[i].fd = -1;
 		u->nrx++;
-		err = rx_open(u, &u->rx[i], &cfg->addrs[i]);
+		u->naddrs++;
+		err = rx_open(u, &u->rx[i], &cfg->addrs[i], NULL);
 		if (err < 0) {
 			if (cfg->failed_addr)
 				*cfg->failed_addr = i;

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <net/if.h>
 #include <net/if_arp.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -25,6 +26,7 @@
 
 #include "common/error.h"
 #include "wire/bytes.h"
+#include "wire/eth.h"
 #include "wire/ip.h"
 #include "xdp_filter.h"
 
@@ -56,10 +58,17 @@ struct neigh {
 	uint64_t held_since;
 };
 
+/* A multicast group joined (xdp_join): a UDP socket that holds the membership. */
+struct xdp_group {
+	struct uroce_io_addr addr;
+	int fd;
+};
+
 struct xdp {
 	struct uroce_io io; /* first: the ops receive &io */
 	union uroce_xdp_counters c;
 	uint8_t mac[6];
+	int ifindex;
 	uint32_t max_frame; /* the longest Ethernet frame (without FCS) the interface takes */
 	uint32_t rx_queues; /* the interface's receive queues (ethtool channels), 1 when unknown */
 	uroce_xdp_resolve_fn resolve;
@@ -85,6 +94,9 @@ struct xdp {
 	bool impaired;
 	struct uroce_impair im;
 	struct uroce_impair_hold hold;
+
+	struct xdp_group *groups;
+	uint32_t ngroups;
 };
 
 static const struct uroce_io_ops xdp_ops;
@@ -151,7 +163,8 @@ static int sys_err(int neg)
 
 /* ---- neighbours ---- */
 
-/* Looks dst's next hop up again when it is due (resolve()). */
+/* Looks dst's next hop up again when it is due (resolve()). A multicast group's is no hop
+ * but the Ethernet address the group maps to, for good. */
 static void neigh_refresh(struct xdp *x, struct neigh *e, uint64_t now)
 {
 	uint8_t fresh[6];
@@ -159,6 +172,13 @@ static void neigh_refresh(struct xdp *x, struct neigh *e, uint64_t now)
 
 	if (now < e->until)
 		return;
+	if (uroce_io_addr_is_multicast(&e->dst)) {
+		uroce_eth_multicast_mac(e->dst.ip, e->dst.ipv6, e->mac);
+		e->known = true;
+		e->err = 0;
+		e->until = UINT64_MAX;
+		return;
+	}
 	err = x->resolve(x->resolve_arg, &e->dst, fresh);
 	x->c.resolves++;
 	if (!err) {
@@ -376,6 +396,42 @@ static void tx_submit(struct xdp *x, uint32_t queued)
 	kick(x);
 }
 
+/* The index of the group dst among the handle's, or ngroups. */
+static uint32_t group_index(const struct xdp *x, const struct uroce_io_addr *dst)
+{
+	uint32_t i = 0;
+
+	while (i < x->ngroups && !uroce_io_addr_equal(&x->groups[i].addr, dst))
+		i++;
+	return i;
+}
+
+/* A datagram to a group the handle joined comes back to it through the hold queue, due now,
+ * as the kernel's IP_MULTICAST_LOOP hands a socket's own group datagrams back: the frame
+ * itself leaves on the wire past the kernel's stack, which never loops it. */
+static void loop_back(struct xdp *x, const struct uroce_io_pkt *p, const struct uroce_io_addr *dst,
+		      uint64_t now)
+{
+	struct uroce_io_pkt c = {.data = p->data, .len = p->len, .dst = *dst};
+
+	c.src.ipv6 = dst->ipv6;
+	if (dst->ipv6) {
+		struct uroce_ipv6 h;
+		(void)uroce_ipv6_decode(&h, p->data, p->len); /* datagram_dst read it */
+		c.tos = h.tclass;
+		memcpy(c.src.ip, h.src, 16);
+	} else {
+		struct uroce_ipv4 h;
+		(void)uroce_ipv4_decode(&h, p->data, p->len);
+		c.tos = h.tos;
+		memcpy(c.src.ip, h.src, 4);
+	}
+	if (uroce_impair_hold_push(&x->hold, &c, now))
+		x->c.looped++;
+	else
+		x->c.hold_full++;
+}
+
 static int xdp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t n)
 {
 	struct xdp *x = (struct xdp *)io;
@@ -399,6 +455,8 @@ static int xdp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t
 			x->c.send_too_big++;
 			continue;
 		}
+		if (group_index(x, &dst) < x->ngroups)
+			loop_back(x, p, &dst, now);
 		e = neigh_get(x, &dst, now);
 		if (!e->known || e->nheld) { /* behind the held ones, never before them */
 			if (e->known || e->err == UROCE_EAGAIN)
@@ -578,10 +636,64 @@ static void xdp_teardown(struct xdp *x)
 	x->fd = -1;
 }
 
+/* The io op join. The AF_XDP socket takes every frame to UDP port 4791 that reaches the
+ * interface queue, a group's too (the XDP program looks at no address); what joining adds is
+ * the membership: a UDP socket that joins the group on the interface, so that the kernel
+ * sends the IGMP or MLD report (switches that snoop them forward the group's traffic there)
+ * and accepts the group's Ethernet address in the NIC's filter. The socket reads nothing:
+ * it has no port, and the program takes the frames before the kernel's stack. */
+static int xdp_join(struct uroce_io *io, const struct uroce_io_addr *group, bool join)
+{
+	struct xdp *x = (struct xdp *)io;
+	uint32_t i;
+
+	if (!uroce_io_addr_is_multicast(group))
+		return UROCE_EINVAL;
+	i = group_index(x, group);
+	if (!join) {
+		if (i == x->ngroups)
+			return UROCE_ENOENT;
+		close(x->groups[i].fd); /* the membership ends with it */
+		x->groups[i] = x->groups[--x->ngroups];
+		return 0;
+	}
+	if (i < x->ngroups)
+		return UROCE_EBUSY;
+	struct xdp_group *groups = realloc(x->groups, (x->ngroups + 1) * sizeof(*groups));
+	if (!groups)
+		return UROCE_ENOMEM;
+	x->groups = groups;
+	int fd = socket(group->ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err;
+	if (fd < 0)
+		return sys_err(-errno);
+	if (group->ipv6) {
+		struct ipv6_mreq mr = {.ipv6mr_interface = (unsigned)x->ifindex};
+		memcpy(&mr.ipv6mr_multiaddr, group->ip, 16);
+		err = setsockopt(fd, IPPROTO_IPV6, IPV6_JOIN_GROUP, &mr, sizeof(mr));
+	} else {
+		struct ip_mreqn mr = {.imr_ifindex = x->ifindex};
+		memcpy(&mr.imr_multiaddr, group->ip, 4);
+		err = setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr, sizeof(mr));
+	}
+	if (err < 0) {
+		err = sys_err(-errno);
+		close(fd);
+		return err;
+	}
+	memset(&groups[x->ngroups].addr, 0, sizeof(groups[x->ngroups].addr));
+	groups[x->ngroups].addr.ipv6 = group->ipv6;
+	memcpy(groups[x->ngroups].addr.ip, group->ip, group->ipv6 ? 16 : 4);
+	groups[x->ngroups++].fd = fd;
+	return 0;
+}
+
 static void xdp_close(struct uroce_io *io)
 {
 	struct xdp *x = (struct xdp *)io;
 
+	for (uint32_t i = 0; i < x->ngroups; i++)
+		close(x->groups[i].fd);
+	free(x->groups);
 	xdp_teardown(x);
 	uroce_impair_hold_free(&x->hold);
 	free(x);
@@ -594,6 +706,7 @@ static const struct uroce_io_ops xdp_ops = {
 	.fd = xdp_fd,
 	.close = xdp_close,
 	.next_deadline = xdp_next_deadline,
+	.join = xdp_join,
 };
 
 /* ---- opening ---- */
@@ -651,6 +764,7 @@ static int xdp_setup(struct xdp *x, const struct uroce_xdp_cfg *cfg, uint32_t fr
 		return sys_err(-errno);
 	if ((err = link_info(cfg->ifname, x->mac, &mtu, &x->rx_queues)))
 		return err;
+	x->ifindex = ifindex;
 	if (mtu + ETH_HLEN > UROCE_XDP_MAX_FRAME) {
 		errno = EINVAL;
 		return UROCE_EINVAL;

@@ -66,6 +66,7 @@ struct uroce_xdp_cfg {
 	X(delivered, "packets handed to the caller")                                          \
 	X(truncated, "packets longer than the caller's buffer: cut and flagged TRUNC")          \
 	X(bad_frames, "dropped: not Ethernet + IPv4 (20-byte header, checksum good) or IPv6 + UDP, lengths consistent") \
+	X(looped, "datagrams sent to a group the handle joined, handed back to it (multicast loopback)") \
 	UROCE_IMPAIR_COUNTERS(X)
 
 enum uroce_xdp_counter {

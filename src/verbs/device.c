@@ -330,6 +330,9 @@ int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 	a->max_srq = clamp_int(e.max_srq);
 	a->max_srq_wr = clamp_int(e.max_srq_wr);
 	a->max_srq_sge = clamp_int(e.max_sge);
+	a->max_mcast_grp = clamp_int(e.max_mcast_grp);
+	a->max_mcast_qp_attach = clamp_int(e.max_mcast_qp_attach);
+	a->max_total_mcast_qp_attach = clamp_int(e.max_total_mcast_qp_attach);
 	a->max_pkeys = 1;
 	a->local_ca_ack_delay = 15; /* rxe's RXE_LOCAL_CA_ACK_DELAY */
 	a->phys_port_cnt = 1;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The rest of the libibverbs surface that programs and librdmacm import: names of enum
  * values, fork support, sysfs helpers, rate conversions, the kernel-ABI copy helpers
- * librdmacm links against, ECE and multicast. Where uroce has nothing to do the call says so
- * the way the man page allows (EOPNOTSUPP / ENOSYS), never by pretending. */
+ * librdmacm links against, ECE, and the multicast verbs. Where uroce has nothing to do the
+ * call says so the way the man page allows (EOPNOTSUPP / ENOSYS), never by pretending. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -355,16 +355,51 @@ int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 	return uv_fail(EOPNOTSUPP);
 }
 
-/* ---- Multicast: UD multicast groups are not implemented ---- */
+/* ---- Multicast: UD QPs in IP multicast groups (docs/verbs.md "Multicast") ---- */
+
+/* Attaches or detaches: the engine keeps the QPs of each group, and the group is joined on
+ * the backend (IGMP/MLD through its socket) when its first QP attaches and left when its
+ * last one detaches. The MGID is the group's IP address, IPv4-mapped or IPv6 (the engine
+ * refuses any other, and any QP but UD, with EINVAL); the MLID is unused on a RoCEv2 port
+ * and ignored (Annex A17.5.6). The backend is the round's (round_lock) and the engine the
+ * port lock's: both are taken, in the order a round takes them. */
+static int mcast(struct ibv_qp *ibqp, const union ibv_gid *gid, bool attach)
+{
+	struct uv_port *port;
+	struct uroce_io_addr group;
+	int r;
+
+	if (!ibqp || !gid)
+		return uv_fail(EINVAL);
+	port = port_of(ibqp->context);
+	uroce_netif_addr_from_gid(gid->raw, &group);
+	pthread_mutex_lock(&port->round_lock);
+	pthread_mutex_lock(&port->lock);
+	r = attach ? uroce_mcast_attach(to_uv_qp(ibqp)->eng, &group)
+		   : uroce_mcast_detach(to_uv_qp(ibqp)->eng, &group);
+	if (r == 1) {
+		/* A leave cannot fail but for a group never joined; a failed join undoes
+		 * the attach. */
+		int err = uroce_io_join(port->io, &group, attach);
+		r = 0;
+		if (err && attach) {
+			uroce_mcast_detach(to_uv_qp(ibqp)->eng, &group);
+			r = err;
+		}
+	}
+	pthread_mutex_unlock(&port->lock);
+	pthread_mutex_unlock(&port->round_lock);
+	return uv_fail(uv_errno(r));
+}
 
 int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
-	(void)qp, (void)gid, (void)lid;
-	return uv_fail(EOPNOTSUPP);
+	(void)lid;
+	return mcast(qp, gid, true);
 }
 
 int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
-	(void)qp, (void)gid, (void)lid;
-	return uv_fail(EOPNOTSUPP);
+	(void)lid;
+	return mcast(qp, gid, false);
 }

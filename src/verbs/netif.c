@@ -28,6 +28,7 @@
 #include <netlink/socket.h>
 
 #include "common/error.h"
+#include "wire/eth.h"
 
 /* Linux rxe reserves RXE_MAX_HDR_LENGTH = 80 bytes of the netdev MTU for headers
  * (drivers/infiniband/sw/rxe/rxe_hdr.h); IPv6 40 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 = 80. */
@@ -466,14 +467,8 @@ static bool encoded_mac(const struct uroce_io_addr *dst, uint8_t mac[6])
 	static const uint8_t link_local[8] = {0xfe, 0x80};
 	const uint8_t *ip = dst->ip;
 
-	if (!dst->ipv6 && (ip[0] & 0xf0) == 0xe0) {
-		mac[0] = 0x01, mac[1] = 0x00, mac[2] = 0x5e;
-		mac[3] = ip[1] & 0x7f, mac[4] = ip[2], mac[5] = ip[3];
-		return true;
-	}
-	if (dst->ipv6 && ip[0] == 0xff) {
-		mac[0] = mac[1] = 0x33;
-		memcpy(mac + 2, ip + 12, 4);
+	if (uroce_io_addr_is_multicast(dst)) {
+		uroce_eth_multicast_mac(ip, dst->ipv6, mac);
 		return true;
 	}
 	if (dst->ipv6 && !memcmp(ip, link_local, 8)) {

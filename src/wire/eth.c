@@ -60,3 +60,14 @@ ssize_t uroce_eth_encode(const struct uroce_eth *in, uint8_t *p, size_t len)
 	put_be16(p + off, in->ethertype);
 	return (ssize_t)need;
 }
+
+void uroce_eth_multicast_mac(const uint8_t *ip, bool ipv6, uint8_t mac[6])
+{
+	if (ipv6) {
+		mac[0] = mac[1] = 0x33;
+		memcpy(mac + 2, ip + 12, 4);
+		return;
+	}
+	mac[0] = 0x01, mac[1] = 0x00, mac[2] = 0x5e;
+	mac[3] = ip[1] & 0x7f, mac[4] = ip[2], mac[5] = ip[3];
+}

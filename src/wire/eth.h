@@ -3,6 +3,7 @@
 #ifndef UROCE_WIRE_ETH_H
 #define UROCE_WIRE_ETH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,5 +34,10 @@ struct uroce_eth {
 /* Returns the header length including the tags. A third stacked tag is UROCE_EBADLEN. */
 ssize_t uroce_eth_decode(struct uroce_eth *out, const uint8_t *p, size_t len);
 ssize_t uroce_eth_encode(const struct uroce_eth *in, uint8_t *p, size_t len);
+
+/* The Ethernet address frames to an IP multicast group go to: 01:00:5e and the low 23 bits
+ * of an IPv4 group (RFC 1112 6.4), 33:33 and the last 32 bits of an IPv6 group (RFC 2464 7).
+ * ip holds 4 or 16 bytes; the caller checked that it is a group (224.0.0.0/4, ff00::/8). */
+void uroce_eth_multicast_mac(const uint8_t *ip, bool ipv6, uint8_t mac[6]);
 
 #endif

@@ -49,9 +49,9 @@ static void test_dev_cfg_checked(void **state)
 	uroce_dev_free(dev);
 }
 
-/* QP numbers run cyclically from the configured first one over the 24-bit space, wrap to 16
- * (0 and 1 are the special QPs), skip numbers whose table slot is live, and are not reused
- * at once. */
+/* QP numbers run cyclically from the configured first one over the 24-bit space, skip
+ * 0xFFFFFF (the multicast QPN), wrap to 16 (0 and 1 are the special QPs), skip numbers whose
+ * table slot is live, and are not reused at once. */
 static void test_qpn_cyclic(void **state)
 {
 	struct uroce_dev_cfg cfg = {.ngids = 1, .gid = {h_addr(0, false)}, .max_qp = 4};
@@ -65,22 +65,34 @@ static void test_qpn_cyclic(void **state)
 	assert_int_equal(uroce_dev_new(&cfg, &dev), UROCE_EINVAL);
 	cfg.first_qpn = 0x1000000;
 	assert_int_equal(uroce_dev_new(&cfg, &dev), UROCE_EINVAL);
+	struct uroce_qp_init_attr init = {.qp_type = UROCE_QPT_UD,
+					  .cap = {.max_send_wr = 1, .max_recv_wr = 1}};
+	/* A start at the multicast QPN starts at 16. */
+	cfg.first_qpn = 0xFFFFFF;
+	assert_int_equal(uroce_dev_new(&cfg, &dev), 0);
+	assert_int_equal(uroce_pd_alloc(dev, &pd), 0);
+	assert_int_equal(uroce_cq_create(dev, 16, &cq), 0);
+	init.send_cq = init.recv_cq = cq;
+	assert_int_equal(uroce_qp_create(pd, &init, &qp[0]), 0);
+	assert_int_equal(uroce_qp_num(qp[0]), 16);
+	uroce_dev_free(dev);
+
 	cfg.first_qpn = 0xFFFFFE;
 	assert_int_equal(uroce_dev_new(&cfg, &dev), 0);
 	assert_int_equal(uroce_pd_alloc(dev, &pd), 0);
 	assert_int_equal(uroce_cq_create(dev, 16, &cq), 0);
-	struct uroce_qp_init_attr init = {.send_cq = cq, .recv_cq = cq, .qp_type = UROCE_QPT_UD,
-					  .cap = {.max_send_wr = 1, .max_recv_wr = 1}};
-	const uint32_t want[4] = {0xFFFFFE, 0xFFFFFF, 16, 17};
+	init.send_cq = init.recv_cq = cq;
+	/* 0xFFFFFE has slot 2 of the 4; 16, 17 slots 0 and 1; 18 would share 0xFFFFFE's. */
+	const uint32_t want[4] = {0xFFFFFE, 16, 17, 19};
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(uroce_qp_create(pd, &init, &qp[i]), 0);
 		assert_int_equal(uroce_qp_num(qp[i]), want[i]);
 	}
 	assert_int_equal(uroce_qp_create(pd, &init, &qp[4]), UROCE_ENOMEM);
-	/* 16 freed: the next is 20 (18 and 19 share the slots of the live 0xFFFFFE and 0xFFFFFF). */
-	assert_int_equal(uroce_qp_destroy(qp[2]), 0);
-	assert_int_equal(uroce_qp_create(pd, &init, &qp[2]), 0);
-	assert_int_equal(uroce_qp_num(qp[2]), 20);
+	/* 16 freed: the next is 20, in its slot, not 16 again. */
+	assert_int_equal(uroce_qp_destroy(qp[1]), 0);
+	assert_int_equal(uroce_qp_create(pd, &init, &qp[1]), 0);
+	assert_int_equal(uroce_qp_num(qp[1]), 20);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(uroce_qp_destroy(qp[i]), 0);
 	assert_int_equal(uroce_cq_destroy(cq), 0);

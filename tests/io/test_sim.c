@@ -2,7 +2,7 @@
 /* The simulated fabric: exact latency and serialisation arithmetic, FIFO order, tail drop,
  * every impairment seen end to end with real RoCEv2 packets (the ICRC catches corruption and
  * survives CE marking), the pcap trace read back with libpcap and the dissector, determinism
- * of counters and trace bytes, the io ops table, and the error paths. Only virtual time. */
+ * of counters and trace bytes, the io ops table, multicast groups, and the error paths. Only virtual time. */
 #include "testutil.h"
 
 #include <inttypes.h>
@@ -44,26 +44,34 @@ static struct uroce_sim *pair_new(uint64_t seed, bool ipv6, const struct uroce_s
 	return sim;
 }
 
-/* A RoCEv2 RC SEND ONLY datagram from endpoint `from` of a pair to the other, with PSN psn
- * and a payload whose bytes derive from psn. */
-static size_t make_packet(uint8_t *buf, bool ipv6, int from, uint32_t psn, size_t payload_len,
-			  uint8_t tclass)
+/* A RoCEv2 RC SEND ONLY datagram from src to dst, with PSN psn and a payload whose bytes
+ * derive from psn. */
+static size_t make_packet_to(uint8_t *buf, const struct uroce_io_addr *src,
+			     const struct uroce_io_addr *dst, uint32_t psn, size_t payload_len,
+			     uint8_t tclass)
 {
-	const struct uroce_io_addr *addr = ipv6 ? addr6 : addr4;
 	uint8_t payload[BIG];
-	struct uroce_rocev2_net net = {.ipv6 = ipv6, .tclass = tclass, .hop_limit = 64,
+	struct uroce_rocev2_net net = {.ipv6 = src->ipv6, .tclass = tclass, .hop_limit = 64,
 				       .sport = 0xC000 | (uint16_t)psn};
 	struct uroce_bth bth = {.opcode = UROCE_OP_RC_SEND_ONLY, .pkey = 0xFFFF, .destqp = 0x12,
 				.psn = psn & 0xFFFFFF};
 	struct uroce_ext ext = {0};
 
-	memcpy(net.src, addr[from].ip, 16);
-	memcpy(net.dst, addr[!from].ip, 16);
+	memcpy(net.src, src->ip, 16);
+	memcpy(net.dst, dst->ip, 16);
 	for (size_t i = 0; i < payload_len; i++)
 		payload[i] = (uint8_t)(psn * 7 + i);
 	ssize_t n = uroce_rocev2_build(buf, BIG, NULL, &net, &bth, &ext, payload, payload_len);
 	assert_true(n > 0);
 	return (size_t)n;
+}
+
+/* The same from endpoint `from` of a pair to the other. */
+static size_t make_packet(uint8_t *buf, bool ipv6, int from, uint32_t psn, size_t payload_len,
+			  uint8_t tclass)
+{
+	const struct uroce_io_addr *addr = ipv6 ? addr6 : addr4;
+	return make_packet_to(buf, &addr[from], &addr[!from], psn, payload_len, tclass);
 }
 
 static void send_packet(struct uroce_sim *sim, bool ipv6, int from, uint32_t psn,
@@ -708,6 +716,105 @@ static void test_io_ops(void **state)
 	uroce_sim_free(sim);
 }
 
+
+/* Multicast: a datagram to a group reaches every endpoint that joined it, one copy per link
+ * (the sender itself only through a link to itself), each copy impaired on its own link,
+ * and no other endpoint; leaving stops the copies; the io ops table's join is the same call. */
+static void test_multicast(void **state)
+{
+	(void)state;
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct uroce_sim_cfg scfg = {.pool_pkts = 256, .max_pkt = BIG};
+		struct uroce_sim_link_cfg ideal = {.latency_ns = 100};
+		struct uroce_sim_link_cfg lossy = {.latency_ns = 100, .impair = {.loss = 1.0}};
+		struct uroce_sim *sim = uroce_sim_new(12, &scfg);
+		struct uroce_io_addr ep[5], group = {.ipv6 = v6}, nobody = {.ipv6 = v6};
+		struct uroce_io_addr other_family = {.ipv6 = !v6};
+		uint8_t buf[BIG];
+		struct uroce_io_pkt pkt = {.data = buf};
+		int link[5];
+		struct rx r;
+
+		if (v6) {
+			group.ip[0] = nobody.ip[0] = 0xFF;
+			group.ip[1] = nobody.ip[1] = 0x0E;
+			group.ip[15] = 0x42;
+			nobody.ip[15] = 0x43;
+			memcpy(other_family.ip, (uint8_t[]){239, 1, 2, 3}, 4);
+		} else {
+			memcpy(group.ip, (uint8_t[]){239, 1, 2, 3}, 4);
+			memcpy(nobody.ip, (uint8_t[]){224, 0, 0, 9}, 4);
+			other_family.ip[0] = 0xFF;
+		}
+		assert_true(uroce_io_addr_is_multicast(&group));
+		assert_true(uroce_io_addr_is_multicast(&other_family));
+		for (int i = 0; i < 5; i++) {
+			ep[i] = (struct uroce_io_addr){.ipv6 = v6};
+			ep[i].ip[0] = v6 ? 0xFD : 10;
+			ep[i].ip[v6 ? 15 : 3] = (uint8_t)(i + 1);
+			assert_false(uroce_io_addr_is_multicast(&ep[i]));
+			assert_int_equal(uroce_sim_add_endpoint(sim, &ep[i], 16), i);
+		}
+		/* 0 -> 0 is the sender's own loopback; 0 -> 4 loses everything. */
+		for (int j = 0; j < 5; j++)
+			assert_true((link[j] = uroce_sim_connect(sim, 0, j, j == 4 ? &lossy : &ideal)) >= 0);
+
+		/* Members: 0, 1, 2 and 4; 3 is not. */
+		for (int i = 0; i < 5; i++)
+			if (i != 3)
+				assert_int_equal(uroce_sim_join(sim, i, &group, true), 0);
+		assert_int_equal(uroce_sim_join(sim, 1, &group, true), UROCE_EBUSY);
+		assert_int_equal(uroce_sim_join(sim, 3, &group, false), UROCE_ENOENT);
+		assert_int_equal(uroce_sim_join(sim, 3, &ep[1], true), UROCE_EINVAL);
+		assert_int_equal(uroce_sim_join(sim, 3, &other_family, true), UROCE_EINVAL);
+		assert_int_equal(uroce_sim_join(sim, 9, &group, true), UROCE_EINVAL);
+
+		/* rounds: who must receive each datagram, with the membership changes between */
+		static const bool members[3][5] = {
+			{true, true, true, false, false},  /* 4 joined, but its link loses all */
+			{true, false, true, false, false}, /* 1 left */
+			{true, false, true, true, false},  /* 3 joined through its io backend */
+		};
+		for (uint32_t round = 0; round < 3; round++) {
+			if (round == 1)
+				assert_int_equal(uroce_sim_join(sim, 1, &group, false), 0);
+			if (round == 2)
+				assert_int_equal(uroce_io_join(uroce_sim_io(sim, 3), &group, true), 0);
+			pkt.len = (uint32_t)make_packet_to(buf, &ep[0], &group, round, 100, 0);
+			assert_int_equal(uroce_sim_send(sim, 0, &pkt), 0);
+			run_idle(sim);
+			for (int i = 0; i < 5; i++) {
+				bool copy = recv_one(sim, i, &r);
+				if (copy != members[round][i])
+					fail_msg("round %u: endpoint %d %s", round, i,
+						 copy ? "got a copy" : "got nothing");
+				if (!copy)
+					continue;
+				assert_int_equal(psn_of(&r), round);
+				assert_memory_equal(&r.pkt.dst, &group, sizeof(group));
+				assert_memory_equal(&r.pkt.src, &ep[0], sizeof(ep[0]));
+				assert_false(recv_one(sim, i, &r)); /* one copy each */
+			}
+		}
+		/* One copy per member link and round; none toward a non-member. */
+		static const uint64_t offered[5] = {3, 1, 3, 1, 3};
+		for (int j = 0; j < 5; j++)
+			assert_int_equal(uroce_sim_link_counters(sim, link[j])->sent, offered[j]);
+		assert_int_equal(uroce_sim_link_counters(sim, link[4])->drop_loss, 3);
+		assert_int_equal(uroce_sim_endpoint_counters(sim, 0)->sent, 3);
+		assert_int_equal(uroce_sim_endpoint_counters(sim, 0)->drop_noroute, 0);
+
+		/* A group nobody joined: no copy at all. */
+		pkt.len = (uint32_t)make_packet_to(buf, &ep[0], &nobody, 9, 10, 0);
+		assert_int_equal(uroce_sim_send(sim, 0, &pkt), 0);
+		run_idle(sim);
+		assert_int_equal(uroce_sim_endpoint_counters(sim, 0)->drop_noroute, 1);
+		for (int i = 0; i < 5; i++)
+			assert_false(recv_one(sim, i, &r));
+		uroce_sim_free(sim);
+	}
+}
+
 static void test_limits_and_errors(void **state)
 {
 	struct uroce_sim_link_cfg cfg = {.latency_ns = 10};
@@ -805,6 +912,7 @@ int main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_trace_reads_back),
 		cmocka_unit_test(test_io_ops),
+		cmocka_unit_test(test_multicast),
 		cmocka_unit_test(test_limits_and_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,8 +2,8 @@
 /* The UDP socket backend over the loopback interface: engine-shaped datagrams (built with
  * uroce_rocev2_build) go out through one handle and come back out of another byte for byte,
  * headers rebuilt and ICRC verifying; TOS/ECN, TTL and source ports carried; batches,
- * truncation, runts, refused input, the send-socket cache, the impairments on receive and the
- * IPv4 Identification solved end to end.
+ * truncation, runts, refused input, the send-socket cache, the impairments on receive, the
+ * IPv4 Identification solved end to end, and IP multicast groups.
  *
  * Each process binds its own addresses 127.X.Y.1 and 127.X.Y.2 (X.Y from the pid; all of
  * 127/8 reaches lo) and a port derived from the pid, so parallel runs do not meet. Waiting is
@@ -680,6 +680,134 @@ static void test_wildcard_address(void **state)
 	rx_free(&r);
 }
 
+/* How many sockets of the host are members of the IPv4 group on lo, from /proc/net/igmp (a
+ * group line: tab, the address as the hex of its four bytes read as a host-order number,
+ * then the number of users); 0 when it is not listed. */
+static int igmp_users(const struct uroce_io_addr *g)
+{
+	char line[256], want[16];
+	uint32_t v;
+	bool on_lo = false;
+	int users = 0;
+	FILE *f = fopen("/proc/net/igmp", "r");
+
+	assert_non_null(f);
+	memcpy(&v, g->ip, 4);
+	snprintf(want, sizeof(want), "%08X", v);
+	while (fgets(line, sizeof(line), f)) {
+		char group[16];
+		int n;
+		if (line[0] != '\t') { /* "1\tlo        :     1      V3": a device */
+			char dev[32];
+			int idx;
+			on_lo = sscanf(line, "%d %31s", &idx, dev) == 2 && !strcmp(dev, "lo");
+			continue;
+		}
+		if (on_lo && sscanf(line, " %15s %d", group, &n) == 2 && !strcmp(group, want))
+			users = n;
+	}
+	fclose(f);
+	return users;
+}
+
+/* The same for an IPv6 group, from /proc/net/igmp6 (index, device, the address in 32 hex
+ * digits, users). */
+static int igmp6_users(const struct uroce_io_addr *g)
+{
+	char line[256], want[33], dev[32], group[40];
+	int idx, n, users = 0;
+	FILE *f = fopen("/proc/net/igmp6", "r");
+
+	assert_non_null(f);
+	for (int i = 0; i < 16; i++)
+		snprintf(want + 2 * i, 3, "%02x", g->ip[i]);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d %31s %39s %d", &idx, dev, group, &n) == 4 && !strcmp(group, want))
+			users += n;
+	fclose(f);
+	return users;
+}
+
+/* IP multicast (the io op join): handles that join a group each get a copy of a datagram
+ * sent to it, with the group as destination, the TTL and TOS carried and the ICRC verifying
+ * as the engine built it; a handle that did not join gets none, until it joins: then also
+ * its own datagrams come back (IP_MULTICAST_LOOP). Each join is a membership of the host
+ * (/proc/net/igmp), and leaving ends it. The join's errors. Over lo, in IPv4 (IPv6 multicast
+ * needs a multicast-capable interface: the verbs namespace test, tests/verbs/test_mcast.sh,
+ * runs it over veth); IPv6 joins and leaves are checked in /proc/net/igmp6. */
+static void test_multicast(void **state)
+{
+	unsigned pid = (unsigned)getpid();
+	const struct uroce_io_addr g = {.ip = {239, (uint8_t)(pid >> 16), (uint8_t)(pid >> 8),
+					       (uint8_t)pid}};
+	struct uroce_io_addr c = a4[1];
+	uint8_t buf[BIG];
+	struct rxbuf r;
+	(void)state;
+
+	c.ip[3] = 3;
+	struct uroce_io *io[3] = {open_plain(&a4[0]), open_plain(&a4[1]), open_plain(&c)};
+	rx_init(&r, 4, BIG);
+	assert_int_equal(uroce_io_join(io[0], &a4[1], true), UROCE_EINVAL); /* not a group */
+	assert_int_equal(uroce_io_join(io[0], &g, false), UROCE_ENOENT);
+	assert_int_equal(uroce_io_join(io[1], &g, true), 0);
+	assert_int_equal(uroce_io_join(io[1], &g, true), UROCE_EBUSY);
+	assert_int_equal(uroce_io_join(io[2], &g, true), 0);
+	assert_int_equal(igmp_users(&g), 2);
+
+	for (int round = 0; round < 2; round++) {
+		/* round 1: the sender is a member too, and its datagram comes back to it */
+		if (round == 1)
+			assert_int_equal(uroce_io_join(io[0], &g, true), 0);
+		struct pkt_spec s = {.src = &a4[0], .dst = &g, .opcode = UROCE_OP_UD_SEND_ONLY,
+				     .psn = (uint32_t)round, .payload_len = 300, .tos = 0x68,
+				     .ttl = 5, .sport = sport_base};
+		size_t len = build(buf, sizeof(buf), &s);
+		send_ok(io[0], buf, len);
+		for (int k = round ? 0 : 1; k < 3; k++) {
+			assert_int_equal(recv_until(io[k], &r, 1), 1);
+			expect_same(&r.pkts[0], buf, len);
+			assert_int_equal(r.pkts[0].data[8], 5); /* TTL: not the multicast default 1 */
+			assert_int_equal(r.pkts[0].tos, 0x68);
+			assert_memory_equal(&r.pkts[0].src, &a4[0], sizeof(a4[0]));
+			assert_memory_equal(&r.pkts[0].dst, &g, sizeof(g));
+			assert_int_equal(uroce_io_recv(io[k], r.pkts, 4), 0); /* one copy */
+		}
+	}
+	/* The non-member of round 0 got nothing then: everything it received is counted. */
+	assert_int_equal(uroce_udp_counters(io[0])->received, 1);
+	assert_int_equal(uroce_udp_counters(io[1])->received, 2);
+	assert_int_equal(igmp_users(&g), 3);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(uroce_io_join(io[k], &g, false), 0);
+		assert_int_equal(igmp_users(&g), 2 - k);
+	}
+	assert_int_equal(uroce_io_join(io[1], &g, false), UROCE_ENOENT);
+	/* A unicast datagram still arrives after the group is gone: the handle's own socket
+	 * was not touched. */
+	struct pkt_spec u = {.src = &a4[0], .dst = &a4[1], .payload_len = 10, .sport = sport_base};
+	size_t ulen = build(buf, sizeof(buf), &u);
+	send_ok(io[0], buf, ulen);
+	assert_int_equal(recv_until(io[1], &r, 1), 1);
+	expect_same(&r.pkts[0], buf, ulen);
+
+	/* IPv6: an IPv4-only handle has no address to join through; one on ::1 joins on lo. */
+	struct uroce_io_addr g6 = {.ipv6 = true, .ip = {0xFF, 0x0E}};
+	memcpy(g6.ip + 12, g.ip, 4);
+	assert_int_equal(uroce_io_join(io[0], &g6, true), UROCE_EINVAL);
+	struct uroce_io *v6 = NULL;
+	if (open_cfg(&v6, &lo6, 1, NULL, 0, 0) == 0) {
+		assert_int_equal(uroce_io_join(v6, &g6, true), 0);
+		assert_int_equal(igmp6_users(&g6), 1);
+		assert_int_equal(uroce_io_join(v6, &g6, false), 0);
+		assert_int_equal(igmp6_users(&g6), 0);
+		uroce_io_close(v6);
+	}
+	for (int k = 0; k < 3; k++)
+		uroce_io_close(io[k]);
+	rx_free(&r);
+}
+
 static void test_send_refuses(void **state)
 {
 	struct uroce_io *a = open_one(&a4[0]), *b = open_one(&a4[1]);
@@ -1211,6 +1339,7 @@ int main(void)
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_runts),
 		cmocka_unit_test(test_wildcard_address),
+		cmocka_unit_test(test_multicast),
 		cmocka_unit_test(test_send_refuses),
 		cmocka_unit_test(test_send_socket_cache),
 		cmocka_unit_test(test_ip_id_solved_end_to_end),

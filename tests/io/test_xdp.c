@@ -5,7 +5,8 @@
  * a batch longer than the kernel's 32 frames per system call arrives whole; a packet longer
  * than the caller's buffer is cut and flagged; the next hop comes from the resolver, packets
  * wait in order while it is unresolved and leave when it is; UROCE_IMPAIR's loss,
- * duplication and delay act on receive; datagrams the
+ * duplication and delay act on receive; multicast groups joined and left, the sender's own
+ * datagram looped back; datagrams the
  * backend cannot send are refused or counted; misuse gets its error. Skipped (77) without
  * root or without veth. Waiting is poll() on the handle's fd with a generous timeout. */
 #include "testutil.h"
@@ -299,6 +300,91 @@ static void test_impaired(void **state)
 	}
 }
 
+/* Whether /proc/net/igmp (IPv4) or /proc/net/igmp6 lists the group on the interface. */
+static bool member(const char *ifname, const struct uroce_io_addr *g)
+{
+	char line[256], want[40], dev[32] = "", group[40];
+	bool found = false;
+	FILE *f = fopen(g->ipv6 ? "/proc/net/igmp6" : "/proc/net/igmp", "r");
+
+	assert_non_null(f);
+	if (g->ipv6) {
+		for (int i = 0; i < 16; i++)
+			snprintf(want + 2 * i, 3, "%02x", g->ip[i]);
+	} else {
+		uint32_t v;
+		memcpy(&v, g->ip, 4);
+		snprintf(want, sizeof(want), "%08X", v);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		int idx;
+		if (g->ipv6) {
+			found |= sscanf(line, "%d %31s %39s", &idx, dev, group) == 3 &&
+				 !strcmp(dev, ifname) && !strcmp(group, want);
+		} else if (line[0] != '\t') { /* a device line: "2\tx1        :     1      V3" */
+			if (sscanf(line, "%d %31s", &idx, dev) != 2)
+				dev[0] = '\0';
+		} else {
+			found |= sscanf(line, " %39s", group) == 1 && !strcmp(dev, ifname) &&
+				 !strcmp(group, want);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Multicast: a handle that joined a group gets what the other sends to it, the group as its
+ * destination, with no neighbour resolved for it (the group's Ethernet address is derived);
+ * a sender that joined gets its own datagram back (looped); the membership is the kernel's
+ * on the interface, and ends with the leave. */
+static void test_multicast(void **state)
+{
+	(void)state;
+	for (int v = 0; v < 2; v++) {
+		const struct uroce_io_addr *ends = v ? v6 : v4;
+		struct uroce_io_addr g = {.ipv6 = v};
+		uint8_t out[2048], in[2][2048];
+		struct uroce_io_pkt p = {.data = out};
+		struct uroce_io_pkt q[2] = {{.data = in[0], .cap = 2048}, {.data = in[1], .cap = 2048}};
+
+		if (v)
+			memcpy(g.ip, (uint8_t[]){0xff, 0x0e, [13] = 0x79, [15] = 1}, 16);
+		else
+			memcpy(g.ip, (uint8_t[]){239, 79, 0, 1}, 4);
+		assert_int_equal(uroce_io_join(io[1], &ends[0], true), UROCE_EINVAL);
+		assert_int_equal(uroce_io_join(io[1], &g, false), UROCE_ENOENT);
+		assert_int_equal(uroce_io_join(io[1], &g, true), 0);
+		assert_int_equal(uroce_io_join(io[1], &g, true), UROCE_EBUSY);
+		assert_true(member("x1", &g));
+		assert_false(member("x0", &g));
+
+		for (uint32_t round = 0; round < 2; round++) {
+			if (round == 1)
+				assert_int_equal(uroce_io_join(io[0], &g, true), 0);
+			p.len = (uint32_t)build(out, sizeof(out), &ends[0], &g, round, 200, 0x02);
+			unsigned calls = res[0].calls;
+			assert_int_equal(uroce_io_send(io[0], &p, 1), 1);
+			assert_int_equal(res[0].calls, calls);
+			for (int h = round ? 0 : 1; h < 2; h++) {
+				assert_int_equal(recv_all(io[h], q, 1), 1);
+				assert_int_equal(q[0].len, p.len);
+				assert_memory_equal(in[0], out, p.len);
+				assert_int_equal(q[0].tos, 0x02);
+				assert_true(uroce_io_addr_equal(&q[0].src, &ends[0]));
+				assert_true(uroce_io_addr_equal(&q[0].dst, &g));
+			}
+		}
+		/* counted over both families so far */
+		assert_int_equal(uroce_xdp_counters(io[0])->looped, v + 1);
+		assert_int_equal(uroce_xdp_counters(io[1])->looped, 0);
+		assert_int_equal(uroce_xdp_counters(io[1])->delivered, 2 * (v + 1));
+		for (int h = 0; h < 2; h++)
+			assert_int_equal(uroce_io_join(io[h], &g, false), 0);
+		assert_false(member("x1", &g));
+		assert_false(member("x0", &g));
+	}
+}
+
 static void test_refused_and_too_big(void **state)
 {
 	uint8_t out[4096], junk[64] = {0x45};
@@ -364,6 +450,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unresolved_next_hop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_impaired, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_multicast, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_and_too_big, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
 	};

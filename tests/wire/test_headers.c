@@ -159,6 +159,29 @@ static void test_eth(void **state)
 	assert_int_equal(uroce_eth_decode(&h, three, sizeof(three)), UROCE_EBADLEN);
 }
 
+/* IP multicast groups to Ethernet addresses: the low 23 bits of an IPv4 group behind
+ * 01:00:5e (RFC 1112 6.4: the group's 24th bit from the right is dropped), the last 32 bits
+ * of an IPv6 group behind 33:33 (RFC 2464 7). */
+static void test_eth_multicast_mac(void **state)
+{
+	static const struct {
+		bool ipv6;
+		uint8_t ip[16], mac[6];
+	} cases[] = {
+		{false, {224, 0, 0, 1}, {0x01, 0x00, 0x5e, 0x00, 0x00, 0x01}},
+		{false, {239, 129, 2, 3}, {0x01, 0x00, 0x5e, 0x01, 0x02, 0x03}},
+		{false, {239, 255, 255, 255}, {0x01, 0x00, 0x5e, 0x7f, 0xff, 0xff}},
+		{true, {0xff, 0x02, [15] = 1}, {0x33, 0x33, 0x00, 0x00, 0x00, 0x01}},
+		{true, {0xff, 0x0e, [12] = 0xde, 0xad, 0xbe, 0xef}, {0x33, 0x33, 0xde, 0xad, 0xbe, 0xef}},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t mac[6];
+		uroce_eth_multicast_mac(cases[i].ip, cases[i].ipv6, mac);
+		assert_memory_equal(mac, cases[i].mac, 6);
+	}
+}
+
 /* Every valid opcode's extended headers: decode random bytes, encode, compare; every prefix
  * shorter than the opcode's header length fails. */
 static void test_ext_all_opcodes(void **state)
@@ -264,7 +287,7 @@ int main(void)
 		cmocka_unit_test(test_ipv6),         cmocka_unit_test(test_ipv6_ext),
 		cmocka_unit_test(test_eth),          cmocka_unit_test(test_ext_all_opcodes),
 		cmocka_unit_test(test_field_layout), cmocka_unit_test(test_aeth),
-		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_errors),       cmocka_unit_test(test_eth_multicast_mac),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
