@@ -744,6 +744,15 @@ void conn_recv_dreq(struct uroce_cm *cm, const struct uroce_cm_msg *m, uint64_t 
 		cm->cnt.dup_dreq++;
 		cm->cnt.rx_handled++;
 		return;
+	case UROCE_CM_IDLE:
+		/* Timewait is over (it is shorter than a DREQ's resend interval, so a DREQ
+		 * resent for a lost DREP finds this): the connection is forgotten, and a DREP
+		 * ends the peer's side of it, as for a connection never known. Linux answers
+		 * only once the ID is destroyed (docs/cm.md "Deviations"). */
+		issue_drep(cm, d, tid, mad);
+		cm->cnt.drep_unknown_sent++;
+		cm->cnt.rx_handled++;
+		return;
 	default:
 		cm->cnt.drop_state++;
 		return;

@@ -51,6 +51,7 @@ struct h_node {
 	uint64_t at[H_EVENTS];       /* virtual time of each event */
 	int nev;
 	uint32_t sent[0x20];         /* MADs sent, by attribute ID */
+	uint32_t qpns;               /* QPNs handed out: H_QPN(i), H_QPN(i) + 1, ... */
 	uint32_t rcvd;
 };
 
@@ -134,13 +135,16 @@ static inline struct uroce_cm_path_rec h_path(const struct h_net *net, int a, in
 	return p;
 }
 
-/* The REQ rdma_cm sends (cma_connect_ib), from node a to node b. */
-static inline struct uroce_cm_req_param h_req(const struct h_net *net, int a, int b)
+/* A new QP number of node i (each connection has its own QP). */
+static inline uint32_t h_new_qpn(struct h_net *net, int i) { return H_QPN(i) + net->node[i].qpns++; }
+
+/* The REQ rdma_cm sends (cma_connect_ib), from node a to node b, with a new QP of a. */
+static inline struct uroce_cm_req_param h_req(struct h_net *net, int a, int b)
 {
 	struct uroce_cm_req_param p = {
 		.path = h_path(net, a, b),
 		.service_id = H_SID,
-		.qpn = H_QPN(a),
+		.qpn = h_new_qpn(net, a),
 		.transport = UROCE_CM_TRANSPORT_RC,
 		.starting_psn = H_PSN(a),
 		.responder_resources = 4,
@@ -192,6 +196,7 @@ static inline void h_policy(struct h_net *net, struct h_node *nd, const struct u
 	case UROCE_CM_EV_REQ_RECEIVED:
 		if (nd->accept) {
 			struct uroce_cm_rep_param p = h_rep(me);
+			p.qpn = h_new_qpn(net, me);
 			assert_int_equal(uroce_cm_send_rep(ev->id, &p, net->now), 0);
 		}
 		break;

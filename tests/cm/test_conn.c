@@ -695,6 +695,7 @@ static void test_IBA12_9_stale_connection(void **state)
 	assert_int_equal(uroce_cm_new(&cfg, &net.node[0].cm), 0);
 	net.node[0].nev = 0;
 	net.node[0].rcvd = 0;
+	net.node[0].qpns = 0;
 	struct uroce_cm_id *a = h_connect(&net, 0, 1); /* the same QPN */
 	h_settle(&net, LIMIT);
 	const struct uroce_cm_event *rej = h_last(&net.node[0], UROCE_CM_EV_REJ_RECEIVED);
