@@ -102,7 +102,7 @@ static inline void h_init(struct h_net *net, int n, bool ipv6, const struct uroc
 		assert_int_equal(uroce_impair_init(&net->im, impair, 0), 0);
 		net->impaired = true;
 	}
-	assert_int_equal(uroce_impair_hold_init(&net->hold, 65536), 0);
+	assert_int_equal(uroce_impair_hold_init(&net->hold, 1024), 0);
 }
 
 static inline void h_fini(struct h_net *net)
