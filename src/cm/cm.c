@@ -274,8 +274,6 @@ bool cm_from_peer(struct uroce_cm_id *id, const struct uroce_cm_mad *mad)
 
 /* ---- Listeners ---- */
 
-static unsigned mask_bits(uint64_t mask) { return (unsigned)__builtin_popcountll(mask); }
-
 int uroce_cm_listen(struct uroce_cm_id *id, uint64_t service_id, uint64_t mask)
 {
 	struct uroce_cm *cm = id->cm;
@@ -285,8 +283,8 @@ int uroce_cm_listen(struct uroce_cm_id *id, uint64_t service_id, uint64_t mask)
 	if (!mask)
 		mask = UINT64_MAX;
 	service_id &= mask;
-	/* Two listeners overlap when a Service ID exists that both take (Linux's
-	 * cm_insert_listen refuses the same pairs with -EBUSY). */
+	/* Two listeners overlap when a Service ID exists that both take: when they agree on the
+	 * bits both masks have (Linux's cm_insert_listen refuses the same pairs, -EBUSY). */
 	for (struct uroce_cm_id *l = cm->listeners; l; l = l->lnext)
 		if ((l->service_mask & service_id) == (mask & l->service_id))
 			return UROCE_EBUSY;
@@ -301,17 +299,15 @@ int uroce_cm_listen(struct uroce_cm_id *id, uint64_t service_id, uint64_t mask)
 	return 0;
 }
 
-/* The listener that takes a Service ID: the one with the most mask bits (a linear walk: a
- * port has a handful of listeners, one per rdma_cm port in use). */
+/* The listener that takes a Service ID. Listeners never overlap (uroce_cm_listen), so at
+ * most one does; a linear walk, as a port has a handful of listeners, one per rdma_cm port in
+ * use. */
 struct uroce_cm_id *cm_find_listener(struct uroce_cm *cm, uint64_t service_id)
 {
-	struct uroce_cm_id *best = NULL;
-
 	for (struct uroce_cm_id *l = cm->listeners; l; l = l->lnext)
-		if ((service_id & l->service_mask) == l->service_id &&
-		    (!best || mask_bits(l->service_mask) > mask_bits(best->service_mask)))
-			best = l;
-	return best;
+		if ((service_id & l->service_mask) == l->service_id)
+			return l;
+	return NULL;
 }
 
 static void unlisten(struct uroce_cm_id *id)
