@@ -357,7 +357,7 @@ struct uroce_cm_conn {
 	struct uroce_io_addr peer;     /* where this ID's MADs go */
 };
 
-/* UROCE_EINVAL for an ID in IDLE or LISTEN that never connected. */
+/* UROCE_EINVAL for an ID that never sent or took a REQ (a new one, a listener, a SIDR one). */
 int uroce_cm_id_query(const struct uroce_cm_id *id, struct uroce_cm_conn *out);
 
 /* ---- Events ---- */
