@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Regenerates the seed corpora fuzz/corpus/<target>/: the decoders' from the real captures,
-# the engine target's with its own seed generator (fuzz_engine_seeds.c, no capture needed).
+# the engine's and the CM's with their own seed generators (fuzz_engine_seeds.c,
+# fuzz_cm_seeds.c; no capture needed).
 #   fuzz/make-corpus.sh            captures from ../shared/testdata/captures
 #   fuzz/make-corpus.sh engine     only the engine target's seeds
+#   fuzz/make-corpus.sh cm         only the CM target's seeds
 # Environment: UROCE_CAPTURES (captures folder), UROCE_FUZZ_BUILD (build folder, default
 # build-fuzz in the source tree; configured with clang and -DUROCE_FUZZ=ON when absent).
 set -euo pipefail
@@ -14,13 +16,23 @@ captures=${UROCE_CAPTURES:-$source_dir/../shared/testdata/captures}
 # shellcheck source=fuzz/build.sh
 . "$here/build.sh"
 
+only=${1:-}
 # The engine seeds are scripts run on the target's own engines; each is checked to reach its
 # case while it is written (a seed that no longer does stops the generator).
-fuzz_build fuzz_engine_seeds
-rm -rf "${here:?}/corpus/engine"
-mkdir -p "$here/corpus/engine"
-ASAN_OPTIONS=detect_leaks=0 "$UROCE_FUZZ_BUILD/fuzz/fuzz_engine_seeds" "$here/corpus/engine"
-[ "${1:-}" = engine ] && exit 0
+if [ -z "$only" ] || [ "$only" = engine ]; then
+	fuzz_build fuzz_engine_seeds
+	rm -rf "${here:?}/corpus/engine"
+	mkdir -p "$here/corpus/engine"
+	ASAN_OPTIONS=detect_leaks=0 "$UROCE_FUZZ_BUILD/fuzz/fuzz_engine_seeds" "$here/corpus/engine"
+fi
+# The CM seeds likewise: scripts run on the target's three CMs, each checked as it is written.
+if [ -z "$only" ] || [ "$only" = cm ]; then
+	fuzz_build fuzz_cm_seeds
+	rm -rf "${here:?}/corpus/cm"
+	mkdir -p "$here/corpus/cm"
+	"$UROCE_FUZZ_BUILD/fuzz/fuzz_cm_seeds" "$here/corpus/cm"
+fi
+[ -n "$only" ] && exit 0
 
 [ -d "$captures" ] || { echo "no captures folder at $captures" >&2; exit 1; }
 fuzz_build fuzz_make_corpus
