@@ -164,6 +164,7 @@ struct uv_qp {
 	struct uroce_send_wr *wr; /* the batch being built: cap entries */
 	struct uroce_sge *sge;    /* UROCE_MAX_SGE per entry */
 	uint8_t *inline_buf;      /* max_inline bytes per entry */
+	uint8_t (*atomic_wr)[8];  /* an ATOMIC WRITE's value per entry (wr_atomic_write) */
 	uint32_t nwr, cap;
 	int wr_err;               /* the first error while building; wr_complete returns it */
 	unsigned async_reported;  /* asynchronous events handed out about it (async.c) */
