@@ -130,6 +130,7 @@ static bool build_rd_atomic(struct uroce_qp *qp, struct swqe *w, uint32_t k, str
 		p->ext.reth.dmalen = (uint32_t)w->len;
 		p->len = (uint32_t)w->len;
 		p->payload = wqe_payload(qp, w, 0, p->len);
+		eng_count(qp->dev, qp, UROCE_CNT_rdma_sends);
 		return p->payload != NULL;
 	}
 	if (wi->flags & WRF_ATOMIC) {

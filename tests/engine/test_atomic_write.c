@@ -114,6 +114,8 @@ static void test_IBA9_4_5_atomic_write(void **state)
 	assert_int_equal(rs->payload_len, 0);
 	assert_int_equal(uroce_aeth_type(rs->ext.aeth.syndrome), UROCE_AETH_ACK);
 	assert_int_equal(rs->ext.aeth.msn, 1);
+	assert_int_equal(uroce_qp_counters(p.qp[0])->v[UROCE_CNT_rdma_sends], 1);
+	assert_int_equal(uroce_qp_counters(p.qp[1])->v[UROCE_CNT_rdma_recvs], 1);
 
 	/* Inline, from a QP whose max_inline_data is 0 (the value sits in the WQE), copied at
 	 * post time; then a second one over the first: the last value stays. */
