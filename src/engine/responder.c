@@ -394,10 +394,9 @@ static void rc_atomic_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	}
 	if (!(res = res_alloc(qp, psn)))
 		return;
-	/* The bytes as they came (rxe copies them unchanged), stored in one 8-byte store that
-	 * orders after the writes of earlier requests (release; rxe: smp_store_release). */
+	/* The bytes as they came (rxe copies them unchanged), in one store (dma_store64). */
 	memcpy(&val, payload(pkt), sizeof(val));
-	__atomic_store_n((uint64_t *)(void *)p, val, __ATOMIC_RELEASE);
+	dma_store64((uint64_t *)(void *)p, val);
 	res->kind = RES_ATOMIC_WRITE;
 	res->last_psn = psn;
 	qp->resp.epsn = uroce_psn_add(psn, 1);

@@ -56,7 +56,7 @@ static int side_open(struct side *s)
 	ibv_free_device_list(list);
 	if (!s->ctx || !(s->pd = ibv_alloc_pd(s->ctx)) ||
 	    !(s->cq = ibv_create_cq(s->ctx, 64, NULL, NULL, 0)) ||
-	    !(s->buf = aligned_alloc(4096, BUF)) || !(s->rbuf = aligned_alloc(4096, BUF)))
+	    !(s->buf = aligned_alloc(64, BUF)) || !(s->rbuf = aligned_alloc(64, BUF)))
 		return -1;
 	for (unsigned i = 0; i < BUF; i++)
 		s->buf[i] = s->rbuf[i] = (uint8_t)(0x5A ^ i);
