@@ -125,6 +125,7 @@ void uv_port_close(struct uv_port *p)
 
 	uv_port_flush(p);
 	uv_thread_stop(p);
+	uv_gsi_close(p);
 	if (p->io)
 		uroce_io_close(p->io);
 	uroce_dev_free(p->eng);
@@ -228,6 +229,19 @@ static void publish(struct uv_port *p)
 {
 	uroce_dev_publish(p->eng);
 	uv_port_deliver(p);
+	/* MADs QP1 just received: the next round hands them to the service and sends its
+	 * answers, the thread staying awake for it (the ACK rule holds for QP1 too). */
+	if (uv_gsi_pending(p))
+		uv_port_posted(p);
+}
+
+/* When the next round must run at the latest: the engine's timers and the MAD service's
+ * (the port lock held). */
+static uint64_t next_deadline(struct uv_port *p)
+{
+	uint64_t d = uroce_dev_next_deadline(p->eng), s = uv_gsi_deadline(p);
+
+	return s < d ? s : d;
 }
 
 /* The end of a write that made n packets (round_lock held, the port lock not): sends them,
@@ -250,10 +264,11 @@ static size_t write_and_send(struct uv_port *p, uint64_t now)
 	struct uroce_txbatch tx = {.pkts = p->bufs->tx, .max = UV_BATCH / 2};
 
 	pthread_mutex_lock(&p->lock);
+	uv_gsi_round(p, now);
 	uroce_dev_write_requests(p->eng, &tx, now);
 	tx.max = UV_BATCH;
 	uroce_dev_write(p->eng, &tx, now);
-	p->deadline = uroce_dev_next_deadline(p->eng);
+	p->deadline = next_deadline(p);
 	if (!tx.n)
 		publish(p);
 	pthread_mutex_unlock(&p->lock);
@@ -283,7 +298,7 @@ size_t uv_port_round(struct uv_port *p)
 {
 	struct uv_bufs *b = p->bufs;
 	struct uroce_txbatch tx = {.pkts = b->tx, .max = UV_BATCH};
-	size_t moved = send_pending(p);
+	size_t moved = send_pending(p), mads;
 	uint64_t now;
 	int i, n;
 
@@ -300,14 +315,15 @@ size_t uv_port_round(struct uv_port *p)
 		uroce_dev_recv(p->eng, &b->rx[i], now);
 	if (now >= p->deadline)
 		uroce_dev_on_timer(p->eng, now);
+	mads = uv_gsi_round(p, now);
 	uroce_dev_write(p->eng, &tx, now);
-	p->deadline = uroce_dev_next_deadline(p->eng);
+	p->deadline = next_deadline(p);
 	if (!tx.n)
 		publish(p);
 	pthread_mutex_unlock(&p->lock);
 	if (tx.n)
 		send_and_publish(p, tx.n);
-	return moved + (size_t)n + tx.n;
+	return moved + (size_t)n + mads + tx.n;
 }
 
 void uv_port_flush(struct uv_port *p)

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bridge.h"
 #include "engine/engine.h"
 #include "io/impair.h"
 #include "netif.h"
@@ -37,6 +38,8 @@ struct uv_device {
 	 * mlx5dv_*, libefa's efadv_*) compares that pointer with its own to tell its devices,
 	 * and so finds that this one is not. */
 	const void *verbs_ops;
+	/* uroce's librdmacm finds the port's QP1 through it (bridge.h, gsi.c). */
+	const struct uv_bridge *bridge;
 	struct uroce_netif_addr gid[UV_MAX_GIDS];
 	size_t ngids;
 	enum uroce_mtu active_mtu;
@@ -47,6 +50,14 @@ struct uv_device {
 	char xdp_if[16];
 	uint32_t xdp_ifindex, xdp_queue;
 };
+
+_Static_assert(offsetof(struct uv_device, ibv) == offsetof(struct uv_device_head, ibv),
+	       "bridge.h: a uroce device begins as struct uv_device_head");
+_Static_assert(offsetof(struct uv_device, verbs_ops) ==
+		       offsetof(struct uv_device_head, verbs_ops),
+	       "bridge.h: verbs_ops follows the ibv_device");
+_Static_assert(offsetof(struct uv_device, bridge) == offsetof(struct uv_device_head, bridge),
+	       "bridge.h: the bridge follows verbs_ops");
 
 /* What runs the engine: shared by every context opened on the device in this process, since
  * a UDP port can be bound once per address. The socket backend and the progress thread start
@@ -75,6 +86,8 @@ struct uv_port {
 	struct uv_bufs *bufs;   /* packet buffers of a round (round_lock) */
 	uint64_t deadline;      /* the engine's next deadline (both locks to write) */
 	_Atomic uint64_t app_polled; /* when an application thread last ran a round */
+	struct uv_bridge_port *gsi;  /* QP1 and its MAD service, NULL when none (gsi.c) */
+	struct uv_mad_counters mad_counters; /* QP1's, across attaches (port lock) */
 };
 
 /* A context's asynchronous events, oldest first (async.c). */
@@ -209,6 +222,18 @@ void uv_port_deliver(struct uv_port *port);
 /* One round (round_lock held): sends what was posted, receives a batch, runs the engine on
  * it and sends its answers. Returns the number of packets moved. */
 size_t uv_port_round(struct uv_port *port);
+
+/* gsi.c: QP1 and its MAD service, in the port's rounds (the port lock held). */
+extern const struct uv_bridge uv_bridge;
+/* Takes QP1's completions, hands the MADs received to the service, runs its timer when due
+ * and posts the MADs it has to send. Returns how many MADs moved. */
+size_t uv_gsi_round(struct uv_port *port, uint64_t now);
+/* The service's next deadline (UROCE_NEVER without one). */
+uint64_t uv_gsi_deadline(struct uv_port *port);
+/* QP1 has completions the next round must take. */
+bool uv_gsi_pending(struct uv_port *port);
+/* The port closes with a service still attached: releases QP1 without callbacks. */
+void uv_gsi_close(struct uv_port *port);
 
 /* async.c: a context's asynchronous events. init makes async_fd (0 or an errno value). */
 int uv_async_init(struct uv_context *c);
