@@ -313,7 +313,9 @@ size_t uv_port_round(struct uv_port *p)
 	pthread_mutex_lock(&p->lock);
 	for (i = 0; i < n; i++)
 		uroce_dev_recv(p->eng, &b->rx[i], now);
-	if (now >= p->deadline)
+	/* p->deadline may be the MAD service's: the engine's own timers are asked (cheap while
+	 * nothing moved them) before its scan runs. */
+	if (now >= p->deadline && now >= uroce_dev_next_deadline(p->eng))
 		uroce_dev_on_timer(p->eng, now);
 	mads = uv_gsi_round(p, now);
 	uroce_dev_write(p->eng, &tx, now);
