@@ -4,12 +4,13 @@
  * QP1 and its progress thread, which live in libibverbs (src/verbs).
  *
  * On Linux, librdmacm talks to the kernel's rdma_cm through /dev/infiniband/rdma_cm, and the
- * kernel's CM owns QP1. Here the port (src/verbs/port.c) owns QP1 and runs one "MAD service"
- * in its progress loop: the service's callbacks run in the port's round, under the port lock,
- * like the engine's own work. The bridge adds no exported symbol to libibverbs.so.1 (whose
- * exports are exactly Debian's): it is found through the device, in the pointer that
- * follows rdma-core's provider-ops slot (struct uv_device_head below), and checked by its
- * magic, version and size, so that uroce's librdmacm refuses any other libibverbs cleanly.
+ * kernel's CM owns QP1. Here the port (src/verbs/port.c, gsi.c) owns QP1 and runs one "MAD
+ * service" in its progress loop: the service's callbacks run in the port's round, under the
+ * port lock, like the engine's own work. The bridge adds no exported symbol to
+ * libibverbs.so.1 (whose exports are exactly Debian's): it is found through the device, in the
+ * pointer that follows rdma-core's provider-ops slot (struct uv_device_head below), and
+ * checked by its magic, version and size, so that uroce's librdmacm refuses any other
+ * libibverbs cleanly.
  *
  * Locks: the port lock comes first. The service's callbacks run with it held and may take
  * the service's own locks; a thread that holds a service lock must never take the port lock.

@@ -61,7 +61,8 @@ _Static_assert(offsetof(struct uv_device, bridge) == offsetof(struct uv_device_h
 
 /* What runs the engine: shared by every context opened on the device in this process, since
  * a UDP port can be bound once per address. The socket backend and the progress thread start
- * with the first QP, so that querying the device (ibv_devinfo) binds nothing. */
+ * with the first QP (or a MAD service's attach, gsi.c), so that querying the device
+ * (ibv_devinfo) binds nothing. */
 struct uv_port {
 	struct uv_device *dev;
 	pthread_mutex_t lock; /* the engine and everything below */
