@@ -500,7 +500,7 @@ static void check_sent(const struct node *n, const uint8_t *p, uint32_t len)
 }
 
 /* Takes what the engine has to send, while there is room in flight; after a post, requests
- * first, as the verbs layer does (src/verbs/progress.c, write_and_send). The one place that
+ * first, as the verbs layer does (src/verbs/port.c, write_and_send). The one place that
  * writes: whatever the caller must do once a batch is out belongs at its end. */
 static void flush_out(struct node *n)
 {

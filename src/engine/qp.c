@@ -703,7 +703,7 @@ void uroce_dev_take_posted(struct uroce_dev *dev)
 	struct uroce_qp *qp, *next;
 
 	/* Relaxed: the caller knows of new work through its own synchronisation with the
-	 * posters (the verbs layer's `posted` flag, progress.c), and a push not visible yet is
+	 * posters (the verbs layer's `posted` flag, thread.c), and a push not visible yet is
 	 * taken by the next call. Acquire on the exchange: the pushers' release. */
 	if (!atomic_load_explicit(&dev->posted, memory_order_relaxed))
 		return;

@@ -102,6 +102,7 @@ static void device_init(void)
 			d->active_mtu = m;
 	}
 	d->ibv.node_type = IBV_NODE_CA;
+	d->bridge = &uv_bridge;
 	d->ibv.transport_type = IBV_TRANSPORT_IB;
 	snprintf(d->ibv.name, sizeof(d->ibv.name), "%s", UV_DEV_NAME);
 	snprintf(d->ibv.dev_name, sizeof(d->ibv.dev_name), "uverbs-%s", UV_DEV_NAME);
