@@ -23,6 +23,15 @@ else
 	ic_finish
 fi
 
+# With 4 ranks, about one job in 50 to 200 hangs for good in osc pt2pt's MPI_Win_fence, every
+# uroce progress thread idle, when CPU starvation makes uroce drop datagrams for which the
+# ranks had no receive posted (drop_no_recv_wqe, 796 in the hung rank of one such job; UD
+# drops them on a NIC too). ofi_rxd should resend them; it does after random loss
+# (UROCE_IMPAIR=loss=0.01: 6 of 6 jobs of 4 ranks pass) and with 2 ranks after burst loss
+# (burst_p=0.002,burst_r=0.02: 6 of 6), but with 4 ranks after burst loss 1 to 4 jobs of 6
+# hang the same way: a recovery bug above uroce (libfabric 1.17's rxd or Open MPI 4.1's osc
+# pt2pt; not found further). Such a hang runs the job once more, with a note.
+HPC_RETRY_HANG="ofi_rxd with 4 ranks does not always recover from bursts of lost datagrams"
 root=()
 [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
 for np in 2 4; do
