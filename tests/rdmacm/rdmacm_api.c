@@ -192,7 +192,7 @@ static struct rdma_cm_id *client(struct rdma_event_channel *ch, uint16_t port, c
 {
 	struct sockaddr_in d = sin4("127.0.0.1", port);
 	struct ibv_qp_init_attr qa = {.cap = {.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
-					      .max_recv_sge = 1},
+					      .max_recv_sge = 1, .max_inline_data = 64},
 				      .qp_type = IBV_QPT_RC};
 	struct rdma_conn_param cp = {.private_data = pd, .private_data_len = (uint8_t)strlen(pd),
 				     .responder_resources = 1, .initiator_depth = 1,
@@ -224,7 +224,7 @@ static void test_connections(struct rdma_event_channel *sch, struct rdma_event_c
 	struct rdma_cm_id *l, *c, *a;
 	struct rdma_cm_event *ev;
 	struct ibv_qp_init_attr qa = {.cap = {.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
-					      .max_recv_sge = 1},
+					      .max_recv_sge = 1, .max_inline_data = 64},
 				      .qp_type = IBV_QPT_RC};
 	struct ibv_mr *mr;
 	struct ibv_wc wc;
