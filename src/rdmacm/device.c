@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include "common/error.h"
 #include "priv.h"
@@ -112,7 +113,12 @@ static void svc_timer(void *arg, uint64_t now)
 
 static int svc_next_mad(void *arg, struct uroce_cm_mad *out)
 {
-	return uroce_cm_next_mad(((struct cma_dev *)arg)->cm, out);
+	struct cma_dev *d = arg;
+	int r = uroce_cm_next_mad(d->cm, out);
+
+	if (!r)
+		d->drained = d->kicked;
+	return r;
 }
 
 static uint64_t svc_deadline(void *arg)
@@ -271,6 +277,100 @@ int cma_dev_open(struct cma_dev *d)
 	}
 	pthread_mutex_unlock(&d->attach_mu);
 	return cma_ret(err);
+}
+
+/* ---- Every id, and the process's exit ---- */
+
+static struct cma_id *all_ids;
+
+void cma_id_link(struct cma_id *c)
+{
+	pthread_mutex_lock(&cma_mu);
+	c->next_all = all_ids;
+	c->prev_all = &all_ids;
+	if (all_ids)
+		all_ids->prev_all = &c->next_all;
+	all_ids = c;
+	pthread_mutex_unlock(&cma_mu);
+}
+
+void cma_id_unlink(struct cma_id *c)
+{
+	pthread_mutex_lock(&cma_mu);
+	*c->prev_all = c->next_all;
+	if (c->next_all)
+		c->next_all->prev_all = c->prev_all;
+	pthread_mutex_unlock(&cma_mu);
+}
+
+/* The kernel's rdma_cm destroys a process's ids when its file is closed, at the latest when
+ * the process exits (ucma_close), and its CM then sends what each state calls for: the DREP
+ * of a DREQ the process never answered, a DREQ for a connection still up, a REJ for a
+ * request never accepted. A program that exits without rdma_disconnect or rdma_destroy_id
+ * (qperf's server, for one) relies on it: without it the peer would wait for a DREP until
+ * its DREQ's retries run out. Here the CM lives in the process, so its exit does it: every
+ * CM id still alive is destroyed, then the port is given a little time to send the MADs
+ * (libibverbs' own exit then sends what its engine still holds). A process that dies of a
+ * signal sends nothing, as a crashed host would. The ids themselves stay: other threads may
+ * still hold them while the process ends. */
+#define CMA_EXIT_WAIT_NS 200000000ll /* at most 0.2 s for the last MADs */
+
+__attribute__((destructor)) static void cma_at_exit(void)
+{
+	struct cma_id *c;
+	uint64_t gen[CMA_MAX_DEVS] = {0};
+
+	for (;;) {
+		struct uroce_cm_id *cid = NULL;
+		struct cma_dev *d = NULL;
+
+		pthread_mutex_lock(&cma_mu);
+		for (c = all_ids; c && !cid; c = c->next_all) {
+			if (c->cm_id) {
+				cid = c->cm_id;
+				d = c->dev;
+				c->cm_id = NULL;
+			}
+			for (int i = 0; i < CMA_MAX_DEVS && !cid; i++)
+				if (c->listen_cm[i]) {
+					cid = c->listen_cm[i];
+					d = cma_dev_at(i);
+					c->listen_cm[i] = NULL;
+				}
+		}
+		pthread_mutex_unlock(&cma_mu);
+		if (!cid)
+			break;
+		cma_dev_lock(d);
+		uroce_cm_destroy_id(cid, cma_dev_now(d));
+		cma_dev_unlock(d);
+	}
+	for (int i = 0; i < cma_ndev; i++) {
+		struct cma_dev *d = &cma_devs[i];
+
+		if (!d->port)
+			continue;
+		cma_dev_lock(d);
+		gen[i] = ++d->kicked;
+		cma_dev_unlock(d);
+	}
+	for (long long waited = 0; waited < CMA_EXIT_WAIT_NS; waited += 1000000) {
+		const struct timespec ms = {0, 1000000};
+		bool done = true;
+
+		for (int i = 0; i < cma_ndev; i++) {
+			struct cma_dev *d = &cma_devs[i];
+
+			if (!d->port)
+				continue;
+			cma_dev_lock(d);
+			done = done && d->drained >= gen[i];
+			d->bridge->unlock_kick(d->port);
+		}
+		if (done)
+			break;
+		nanosleep(&ms, NULL);
+	}
 }
 
 struct ibv_context **rdma_get_devices(int *num_devices)

@@ -39,6 +39,7 @@ struct cma_id *cma_id_alloc(struct rdma_event_channel *ch, void *context,
 	c->id.channel = ch;
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cond, NULL);
+	cma_id_link(c);
 	return c;
 }
 
@@ -50,6 +51,7 @@ void cma_id_free(struct cma_id *c)
 		c->mc = mc->next;
 		free(mc);
 	}
+	cma_id_unlink(c);
 	if (c->sync)
 		rdma_destroy_event_channel(c->id.channel);
 	pthread_cond_destroy(&c->cond);

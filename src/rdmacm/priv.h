@@ -62,6 +62,9 @@ struct cma_dev {
 	uint8_t mtu;                     /* IBA code of the port's active MTU */
 	int ngids;
 	struct cma_gid gid[CMA_MAX_GIDS];
+	/* At exit (device.c): the CM's queue was found empty by the port (drained) after the
+	 * last ids were destroyed (kicked). Both under the port lock. */
+	uint64_t kicked, drained;
 };
 
 struct cma_event;
@@ -105,6 +108,7 @@ struct cma_id {
 	struct ibv_qp_init_attr *qp_init_attr; /* a passive endpoint's, for rdma_get_request */
 	struct cma_mc *mc;
 	struct cma_id *parent;           /* a connection request's listener, until it is handed up */
+	struct cma_id *next_all, **prev_all; /* every id of the process (cma_mu) */
 };
 
 /* What rdma_get_cm_event does with an event after taking it, in the application's thread. */
@@ -196,6 +200,8 @@ void cma_sa_from_addr(struct sockaddr_storage *ss, const struct uroce_io_addr *a
 int cma_errno(int uroce_err); /* a UROCE_E* code as a positive errno */
 uint32_t cma_random(void);
 int cma_ret(int err);         /* 0, or errno = err and -1 */
+void cma_id_link(struct cma_id *c);
+void cma_id_unlink(struct cma_id *c);
 
 static inline struct cma_id *cma_id_of(struct rdma_cm_id *id)
 {

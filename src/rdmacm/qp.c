@@ -133,7 +133,11 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_
 
 void rdma_destroy_qp(struct rdma_cm_id *id)
 {
-	ibv_destroy_qp(id->qp);
+	/* rdma-core's passes a NULL QP on to ibv_destroy_qp, which dereferences it: qperf
+	 * 0.4.11's -cm1 server calls this on its listener, which has no QP (a qperf bug, fixed
+	 * upstream by 83bc16e), and dies of SIGSEGV before its connection is closed. */
+	if (id->qp)
+		ibv_destroy_qp(id->qp);
 	id->qp = NULL;
 	destroy_cqs(id);
 }
