@@ -7,10 +7,12 @@
 #  - ucmatose -c 10: ten connections with data on one listener ("test complete");
 #  - udaddy: UD, the QPN and Q_Key resolved by SIDR ("test complete");
 #  - rdma_server / rdma_client: rdma_getaddrinfo, rdma_create_ep, rdma_get_request ("end 0");
+#  - mckey: a receiver and a sender joined to 239.1.2.3 (the join at once, the receiver's QP
+#    attached by the library), ten datagrams through the group ("test complete");
 #  - misuse: a connection to a port nobody listens on is REJECTED; a second server on the
 #    address and port of a running one fails with EADDRINUSE.
 . "$(dirname "$0")/lib.sh"
-ic_need rdmacm-utils rping ucmatose udaddy rdma_server rdma_client
+ic_need rdmacm-utils rping ucmatose udaddy rdma_server rdma_client mckey
 ic_need tshark tshark dumpcap
 cm_enter
 
@@ -28,6 +30,8 @@ cm_pair ucmatose '^test complete' '^test complete' -- \
 cm_pair udaddy '^test complete' '^test complete' -- udaddy -b $CM_S -- udaddy -s $CM_S
 cm_pair rdma_server_client '^rdma_server: end 0' '^rdma_client: end 0' -- \
 	rdma_server -s $CM_S -p 7472 -- rdma_client -s $CM_S -p 7472
+cm_pair mckey '^test complete' '^test complete' -- \
+	mckey -m 239.1.2.3 -b $CM_S -C 10 -- mckey -m 239.1.2.3 -s -b $CM_C -C 10
 
 # Misuse. A client to port 7474, where nothing listens (the server listens on 7473): the
 # server's CM rejects the REQ (invalid Service ID) and rping reports the rejection.
