@@ -40,12 +40,18 @@ cm_enter()
 	fi
 }
 
+# True when UDP ADDR:4791 (IPv4 or IPv6) is bound.
+cm_bound()
+{
+	ss -Hnul 2>/dev/null | awk -v a="$1:4791" -v b="[$1]:4791" '$4 == a || $4 == b { f = 1 } END { exit !f }'
+}
+
 # cm_wait_bound PID ADDR: until the process has its uroce port up, at most 30 s.
 cm_wait_bound()
 {
 	local i
 	for ((i = 0; i < 300; i++)); do
-		ic_udp_bound "$2" 4791 && return 0
+		cm_bound "$2" && return 0
 		ic_alive "$1" || return 1
 		sleep 0.1
 	done
