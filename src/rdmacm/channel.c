@@ -156,6 +156,26 @@ void cma_unqueue(struct cma_id *c, struct cma_id **children, int *nchildren, int
 	pthread_mutex_unlock(&ch->mu);
 }
 
+void cma_unqueue_mc(struct cma_id *c, const struct cma_mc *mc)
+{
+	struct cma_channel *ch = cma_channel_of(c);
+	struct cma_event **pp, *e;
+	bool had;
+
+	pthread_mutex_lock(&ch->mu);
+	had = ch->head != NULL;
+	for (pp = &ch->head; (e = *pp);) {
+		if (e->owner == c && e->mc == mc) {
+			*pp = e->next;
+			free(e);
+		} else {
+			pp = &e->next;
+		}
+	}
+	relink(ch, had);
+	pthread_mutex_unlock(&ch->mu);
+}
+
 void cma_complete(struct cma_id *c)
 {
 	pthread_mutex_lock(&c->mu);

@@ -92,7 +92,9 @@ int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 		return cma_ret(EADDRNOTAVAIL);
 	if (id->qp && mc->attached)
 		ibv_detach_mcast(id->qp, &mc->mgid, 0);
-	/* librdmacm waits until the join event is acknowledged before freeing the group. */
+	/* A join event not yet taken goes; one handed out must be acknowledged before the
+	 * group is freed (librdmacm's rdma_leave_multicast waits the same way). */
+	cma_unqueue_mc(c, mc);
 	pthread_mutex_lock(&c->mu);
 	while (c->completed < c->reported)
 		pthread_cond_wait(&c->cond, &c->mu);

@@ -160,6 +160,8 @@ void cma_enqueue(struct cma_event *e);
  * new ids are returned in *children to be destroyed. Port lock held when the id has a dev. */
 void cma_unqueue(struct cma_id *c, struct cma_id **children, int *nchildren, int max);
 struct cma_channel *cma_channel_of(const struct cma_id *c);
+/* Takes a group's events (not yet handed out) off the id's channel. */
+void cma_unqueue_mc(struct cma_id *c, const struct cma_mc *mc);
 void cma_complete(struct cma_id *c);
 /* For an id without a channel of its own (created with none): waits for its event. */
 int cma_sync_wait(struct cma_id *c);

@@ -4,7 +4,8 @@
 # and 127.0.0.2 (client) in a network namespace of its own:
 #  - rping -v -V -C 100: 100 RDMA READ/WRITE ping-pongs, each verified by rping (-V); the
 #    exchange captured: RoCEv2 only, every ICRC good, CM MADs over QP1;
-#  - ucmatose -c 10: ten connections with data on one listener ("test complete");
+#  - ucmatose -c 10: ten connections with data on one listener ("test complete"); again with
+#    -m, the ids moved to a new event channel (rdma_migrate_id) before disconnecting;
 #  - udaddy: UD, the QPN and Q_Key resolved by SIDR ("test complete");
 #  - rdma_server / rdma_client: rdma_getaddrinfo, rdma_create_ep, rdma_get_request ("end 0");
 #  - mckey: a receiver and a sender joined to 239.1.2.3 (the join at once, the receiver's QP
@@ -27,6 +28,8 @@ cm_check_cm_capture rping "$cap"
 
 cm_pair ucmatose '^test complete' '^test complete' -- \
 	ucmatose -b $CM_S -p 7471 -c 10 -C 10 -- ucmatose -s $CM_S -p 7471 -c 10 -C 10
+cm_pair ucmatose_migrate '^test complete' 'migrating to new event channel' -- \
+	ucmatose -b $CM_S -p 7475 -c 4 -m -- ucmatose -s $CM_S -p 7475 -c 4 -m
 cm_pair udaddy '^test complete' '^test complete' -- udaddy -b $CM_S -- udaddy -s $CM_S
 cm_pair rdma_server_client '^rdma_server: end 0' '^rdma_client: end 0' -- \
 	rdma_server -s $CM_S -p 7472 -- rdma_client -s $CM_S -p 7472
