@@ -41,18 +41,40 @@ struct rdma_event_channel *rdma_create_event_channel(void)
 void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
 	struct cma_channel *ch = (struct cma_channel *)channel;
+	bool waited;
 
 	if (!ch)
 		return;
+	pthread_mutex_lock(&ch->mu);
 	while (ch->head) {
 		struct cma_event *e = ch->head;
 
 		ch->head = e->next;
 		free(e);
 	}
+	ch->tail = &ch->head;
 	close(ch->ch.fd);
+	/* A thread still waiting in rdma_get_cm_event (mckey's event thread, never joined)
+	 * wakes up when the eventfd goes; it finds the channel dead and stays blocked, as it
+	 * would in the kernel's read of a file closed under it. The memory stays for it. */
+	waited = ch->waiters > 0;
+	ch->dead = waited;
+	pthread_mutex_unlock(&ch->mu);
+	if (waited)
+		return;
 	pthread_mutex_destroy(&ch->mu);
 	free(ch);
+}
+
+/* A thread whose channel was destroyed under it: blocked for good. */
+static void park(void)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+
+	pthread_mutex_lock(&mu);
+	for (;;)
+		pthread_cond_wait(&never, &mu);
 }
 
 struct cma_event *cma_event_new(struct cma_id *owner, enum rdma_cm_event_type type, int status)
@@ -238,11 +260,22 @@ int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event *
 	struct cma_channel *ch = (struct cma_channel *)channel;
 	struct cma_event *e;
 
+	int err = 0;
+
 	if (!ch || !event)
 		return cma_ret(EINVAL);
+	pthread_mutex_lock(&ch->mu);
+	ch->waiters++;
+	pthread_mutex_unlock(&ch->mu);
 	for (;;) {
 		struct pollfd pfd = {.fd = ch->ch.fd, .events = POLLIN};
+		bool dead;
 
+		pthread_mutex_lock(&ch->mu);
+		dead = ch->dead;
+		pthread_mutex_unlock(&ch->mu);
+		if (dead)
+			park();
 		e = dequeue(ch);
 		if (e) {
 			if (finish(e))
@@ -251,11 +284,20 @@ int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event *
 			free(e);
 			continue;
 		}
-		if (fcntl(ch->ch.fd, F_GETFL) & O_NONBLOCK)
-			return cma_ret(EAGAIN);
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-			return -1;
+		if (fcntl(ch->ch.fd, F_GETFL) & O_NONBLOCK) {
+			err = EAGAIN;
+			break;
+		}
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+			err = errno;
+			break;
+		}
 	}
+	pthread_mutex_lock(&ch->mu);
+	ch->waiters--;
+	pthread_mutex_unlock(&ch->mu);
+	if (err)
+		return cma_ret(err);
 	if (e->ev.event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		cma_id_of(e->ev.id)->parent = NULL; /* handed up: the application owns it */
 	*event = &e->ev;

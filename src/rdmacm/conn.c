@@ -207,7 +207,8 @@ static ssize_t req_pdata(struct cma_id *c, const struct rdma_conn_param *p, uint
 
 	if (ulen > sizeof(user))
 		return -EINVAL;
-	memcpy(user, c->connect, ulen);
+	if (ulen)
+		memcpy(user, c->connect, ulen);
 	if (p && p->private_data && p->private_data_len) {
 		if (ulen + p->private_data_len > sizeof(user))
 			return -EINVAL;

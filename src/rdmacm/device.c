@@ -226,8 +226,9 @@ static void discover(void)
 		if (b && !init_dev(&cma_devs[cma_ndev], list[i], b))
 			cma_ndev++;
 	}
-	/* The list stays: the devices in it are open for the life of the process, as
-	 * librdmacm keeps its cma_dev_list. */
+	/* The devices stay open for the life of the process, as librdmacm keeps its
+	 * cma_dev_list; an open device outlives the list it came in. */
+	ibv_free_device_list(list);
 	cma_init_err = cma_ndev ? 0 : ENODEV;
 	cma_ports_seed(cma_random());
 }

@@ -73,6 +73,8 @@ struct cma_channel {
 	struct rdma_event_channel ch;    /* first: the application's pointer */
 	pthread_mutex_t mu;
 	struct cma_event *head, **tail;  /* readable (eventfd 1) while not empty */
+	unsigned waiters;                /* threads inside rdma_get_cm_event */
+	bool dead;                       /* destroyed while some waited: never freed */
 };
 
 struct cma_mc {
