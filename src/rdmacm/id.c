@@ -189,6 +189,8 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	if (err)
 		return cma_ret(-err);
 	c->backlog = backlog;
+	/* Before the CM listens: a REQ may come at once, and its callback looks at it. */
+	c->state = CMA_LISTEN;
 	sid = uroce_rdma_service_id((uint16_t)id->ps, src_port(c));
 	for (int i = 0; i < cma_ndevs(); i++) {
 		struct cma_dev *d = cma_dev_at(i);
@@ -212,9 +214,10 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 		else
 			listening++;
 	}
-	if (!listening)
+	if (!listening) {
+		c->state = CMA_ADDR_BOUND; /* no CM listens for it: no callback sees it */
 		return cma_ret(err ? err : ENODEV);
-	c->state = CMA_LISTEN;
+	}
 	return 0;
 }
 
