@@ -100,7 +100,7 @@ static void svc_recv(void *arg, const struct uroce_cm_mad *mad, uint64_t now)
 	struct cma_dev *d = arg;
 
 	uroce_cm_recv(d->cm, mad, now);
-	cma_dev_drain(d);
+	cma_dev_drain(d, now);
 }
 
 static void svc_timer(void *arg, uint64_t now)
@@ -108,7 +108,7 @@ static void svc_timer(void *arg, uint64_t now)
 	struct cma_dev *d = arg;
 
 	uroce_cm_on_timer(d->cm, now);
-	cma_dev_drain(d);
+	cma_dev_drain(d, now);
 }
 
 static int svc_next_mad(void *arg, struct uroce_cm_mad *out)
@@ -126,12 +126,12 @@ static uint64_t svc_deadline(void *arg)
 	return uroce_cm_next_deadline(((struct cma_dev *)arg)->cm);
 }
 
-void cma_dev_drain(struct cma_dev *dev)
+void cma_dev_drain(struct cma_dev *dev, uint64_t now)
 {
 	struct uroce_cm_event ev;
 
 	while (uroce_cm_get_event(dev->cm, &ev))
-		cma_handle_cm_event(dev, &ev);
+		cma_handle_cm_event(dev, &ev, now);
 }
 
 void cma_dev_lock(struct cma_dev *dev)
@@ -141,7 +141,7 @@ void cma_dev_lock(struct cma_dev *dev)
 
 void cma_dev_unlock(struct cma_dev *dev)
 {
-	cma_dev_drain(dev);
+	cma_dev_drain(dev, cma_dev_now(dev));
 	dev->bridge->unlock_kick(dev->port);
 }
 

@@ -100,7 +100,7 @@ static void set_pdata(struct cma_event *e, const void *data, size_t len, bool ud
 
 /* A REQ or SIDR_REQ through a listener: a new id, handed up with CONNECT_REQUEST
  * (cma_ib_req_handler); it is rejected when the request cannot be taken. */
-static void handle_req(struct cma_dev *dev, const struct uroce_cm_event *ev)
+static void handle_req(struct cma_dev *dev, const struct uroce_cm_event *ev, uint64_t now)
 {
 	struct cma_id *l = ev->listen_id ? uroce_cm_id_context(ev->listen_id) : NULL;
 	bool ud = ev->type == UROCE_CM_EV_SIDR_REQ_RECEIVED;
@@ -168,17 +168,17 @@ static void handle_req(struct cma_dev *dev, const struct uroce_cm_event *ev)
 		uroce_cm_send_mra(ev->id, UROCE_RDMA_MRA_SETTING, NULL, 0);
 	return;
 reject:
-	uroce_cm_destroy_id(ev->id, cma_dev_now(dev));
+	uroce_cm_destroy_id(ev->id, now);
 }
 
-void cma_handle_cm_event(struct cma_dev *dev, const struct uroce_cm_event *ev)
+void cma_handle_cm_event(struct cma_dev *dev, const struct uroce_cm_event *ev, uint64_t now)
 {
 	struct cma_event *e;
 	struct cma_id *c;
 	int type, status;
 
 	if (ev->type == UROCE_CM_EV_REQ_RECEIVED || ev->type == UROCE_CM_EV_SIDR_REQ_RECEIVED) {
-		handle_req(dev, ev);
+		handle_req(dev, ev, now);
 		return;
 	}
 	c = uroce_cm_id_context(ev->id);

@@ -145,11 +145,11 @@ int cma_dev_open(struct cma_dev *dev);
 void cma_dev_lock(struct cma_dev *dev);
 void cma_dev_unlock(struct cma_dev *dev);
 uint64_t cma_dev_now(struct cma_dev *dev);
-/* Translates every event the CM has queued (port lock held). */
-void cma_dev_drain(struct cma_dev *dev);
+/* Translates every event the CM has queued (port lock held; now: the port's clock). */
+void cma_dev_drain(struct cma_dev *dev, uint64_t now);
 
 /* ---- event.c: CM events into rdma_cm events (port lock held) ---- */
-void cma_handle_cm_event(struct cma_dev *dev, const struct uroce_cm_event *ev);
+void cma_handle_cm_event(struct cma_dev *dev, const struct uroce_cm_event *ev, uint64_t now);
 /* RDMA_CM_EVENT_* for a CM event on an id in state st, and its status; -1: none. */
 int cma_event_type(const struct uroce_cm_event *ev, enum cma_state st, int *status);
 void cma_fill_ah(const struct cma_id *c, const struct uroce_cm_path_rec *p,
