@@ -6,7 +6,8 @@
  * repeated REQ while the application decides, CONNECT_RESPONSE, ESTABLISHED, REJECTED with
  * status 28 and the private data, DISCONNECTED once per side, UNREACHABLE after the REQ's
  * retries, SIDR's ESTABLISHED with the UD parameters), the event channel's fd (readable
- * exactly while events are queued; O_NONBLOCK honoured) and the id's event accounting. */
+ * exactly while events are queued; O_NONBLOCK honoured), the id's event accounting, and
+ * rdma_migrate_id's moving of queued events. */
 #include "testutil.h"
 
 #include <arpa/inet.h>
@@ -559,6 +560,36 @@ static void test_unqueue(void **state)
 	cma_id_free(l);
 }
 
+/* rdma_migrate_id: the id's queued events follow it to the new channel, the old one's fd is
+ * no longer readable, the new one's is; events of other ids stay. */
+static void test_migrate(void **state)
+{
+	struct cma_id *a = new_id(0, RDMA_PS_TCP), *other = new_id(0, RDMA_PS_TCP);
+	struct cma_channel *nw = new_channel();
+	struct rdma_cm_event *ev;
+
+	(void)state;
+	cma_enqueue(cma_event_new(a, RDMA_CM_EVENT_ADDR_RESOLVED, 0));
+	cma_enqueue(cma_event_new(other, RDMA_CM_EVENT_ADDR_RESOLVED, 0));
+	cma_enqueue(cma_event_new(a, RDMA_CM_EVENT_ROUTE_RESOLVED, 0));
+	assert_int_equal(rdma_migrate_id(&a->id, &nw->ch), 0);
+	assert_ptr_equal(a->id.channel, &nw->ch);
+	ev = take(nw, RDMA_CM_EVENT_ADDR_RESOLVED);
+	assert_ptr_equal(ev->id, &a->id);
+	rdma_ack_cm_event(ev);
+	rdma_ack_cm_event(take(nw, RDMA_CM_EVENT_ROUTE_RESOLVED));
+	assert_empty(nw);
+	ev = take(sides[0].ch, RDMA_CM_EVENT_ADDR_RESOLVED);
+	assert_ptr_equal(ev->id, &other->id);
+	rdma_ack_cm_event(ev);
+	assert_empty(sides[0].ch);
+	assert_int_equal(a->reported, 2);
+	assert_int_equal(a->completed, 2);
+	release(a);
+	release(other);
+	rdma_destroy_event_channel(&nw->ch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +603,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_listener_and_unreachable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sidr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unqueue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
