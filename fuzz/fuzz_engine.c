@@ -359,7 +359,7 @@ static void post_recv(struct node *n, int q, uint8_t size, uint8_t flags)
 		n->recv_id[q]++;
 }
 
-/* One send work request of len bytes (atomics: 8) at offset off of the remote region the
+/* One send work request of len bytes (atomics and ATOMIC WRITE: 8) at offset off of the remote region the
  * flags name (P_TARGET), gathered from two SGEs when longer than 64 bytes and odd. Invalid
  * combinations (a READ on UD, inline data over 64 bytes, an unknown opcode, three SGEs) are
  * refused by post_send. SEND_WITH_INV names the peer's region, LOCAL_INV the node's own. */
@@ -367,6 +367,7 @@ static void post_send(struct node *n, int q, enum uroce_wr_opcode op, uint32_t l
 		      uint8_t flags)
 {
 	bool atomic = op == UROCE_WR_ATOMIC_CMP_AND_SWP || op == UROCE_WR_ATOMIC_FETCH_AND_ADD;
+	bool len8 = atomic || op == UROCE_WR_ATOMIC_WRITE;
 	bool datagram = type_is_datagram(qp_conf[q].type), inl = flags & P_INLINE;
 	uint64_t local = op == UROCE_WR_RDMA_READ ? READ_AREA
 			 : atomic			 ? ATOMIC_AREA + off % 64
@@ -375,7 +376,7 @@ static void post_send(struct node *n, int q, enum uroce_wr_opcode op, uint32_t l
 	uint32_t lkey = uroce_mr_lkey(n->reg[flags & P_BAD_LOCAL ? R_RO : R_LOCAL].mr);
 	/* Inline data is read from host addresses at post time. */
 	uint64_t base = inl ? (uint64_t)(uintptr_t)(lr->mem + GUARD) : LOCAL_IOVA;
-	struct uroce_sge sge[3] = {{.addr = base + local, .length = atomic ? 8 : len, .lkey = lkey}};
+	struct uroce_sge sge[3] = {{.addr = base + local, .length = len8 ? 8 : len, .lkey = lkey}};
 	struct uroce_send_wr wr = {
 		.wr_id = n->send_id[q], .sg_list = sge, .num_sge = 1, .opcode = op,
 		.send_flags = (flags & P_UNSIGNALED ? 0u : UROCE_SEND_SIGNALED) |
@@ -393,7 +394,7 @@ static void post_send(struct node *n, int q, enum uroce_wr_opcode op, uint32_t l
 	uint64_t raddr = rr->iova + off % rr->len;
 	int err;
 
-	if (!atomic && len > 64 && len & 1) {
+	if (!len8 && len > 64 && len & 1) {
 		sge[0].length = len / 2;
 		sge[1] = (struct uroce_sge){.addr = base + local + 2048, .length = len - len / 2,
 					    .lkey = lkey};
@@ -421,7 +422,10 @@ static void post_send(struct node *n, int q, enum uroce_wr_opcode op, uint32_t l
 				       : qp_conf[q].type == UROCE_QPT_GSI ? UROCE_GSI_QKEY
 									  : QKEY;
 	} else {
-		wr.wr.rdma.remote_addr = raddr;
+		/* An ATOMIC WRITE's address aligned, as an atomic's; solicited: unaligned. */
+		wr.wr.rdma.remote_addr = op == UROCE_WR_ATOMIC_WRITE
+						 ? (raddr & ~7ull) + (flags & P_SOLICITED ? 4 : 0)
+						 : raddr;
 		wr.wr.rdma.rkey = rkey;
 	}
 	err = uroce_post_send(n->qp[q], &wr, &bad);
@@ -496,7 +500,7 @@ static void check_sent(const struct node *n, const uint8_t *p, uint32_t len)
 }
 
 /* Takes what the engine has to send, while there is room in flight; after a post, requests
- * first, as the verbs layer does (src/verbs/progress.c, write_and_send). The one place that
+ * first, as the verbs layer does (src/verbs/port.c, write_and_send). The one place that
  * writes: whatever the caller must do once a batch is out belongs at its end. */
 static void flush_out(struct node *n)
 {
@@ -608,6 +612,7 @@ static bool wc_opcode_known(enum uroce_wc_opcode op)
 	case UROCE_WC_COMP_SWAP:
 	case UROCE_WC_FETCH_ADD:
 	case UROCE_WC_LOCAL_INV:
+	case UROCE_WC_ATOMIC_WRITE:
 	case UROCE_WC_RECV:
 	case UROCE_WC_RECV_RDMA_WITH_IMM:
 		return true;
@@ -866,7 +871,7 @@ static void op_post(struct reader *r, struct node *n)
 		UROCE_WR_SEND, UROCE_WR_SEND_WITH_IMM, UROCE_WR_RDMA_WRITE,
 		UROCE_WR_RDMA_WRITE_WITH_IMM, UROCE_WR_RDMA_READ, UROCE_WR_ATOMIC_CMP_AND_SWP,
 		UROCE_WR_ATOMIC_FETCH_AND_ADD, UROCE_WR_SEND_WITH_INV, UROCE_WR_LOCAL_INV,
-		(enum uroce_wr_opcode)8, UROCE_WR_OPCODE_MAX,
+		(enum uroce_wr_opcode)8, UROCE_WR_OPCODE_MAX, UROCE_WR_ATOMIC_WRITE,
 	};
 	uint8_t what = rd_u8(r), size = rd_u8(r), flags = rd_u8(r);
 	int q = (what & 0x7F) % NQP;

@@ -125,7 +125,7 @@ static void post_recv(int i, int q, uint8_t size, uint8_t flags)
 	post(i, (uint8_t)(0x80 | q), size, flags);
 }
 enum { W_SEND, W_SEND_IMM, W_WRITE, W_WRITE_IMM, W_READ, W_CMP_SWAP, W_FETCH_ADD, W_SEND_INV,
-       W_LOCAL_INV, W_BAD8, W_BAD10 };
+       W_LOCAL_INV, W_BAD8, W_BAD_MAX, W_ATOMIC_WRITE };
 
 /* modify: toggles is a set of 1 << AT_*; v the six value bytes. */
 static void modify(int i, int q, uint8_t st, uint8_t mode, uint32_t toggles, const uint8_t v[6])
@@ -775,6 +775,73 @@ static void seed_floods(void)
 	end("atomic-refused");
 }
 
+/* ---- ATOMIC WRITE (IBA 1.5) ---- */
+
+static struct tp atomic_write(uint32_t destqp, uint32_t psn, uint32_t key, uint64_t va,
+			      const uint8_t v[8])
+{
+	struct tp t = {.opcode = UROCE_OP_RC_ATOMIC_WRITE, .destqp = destqp, .psn = psn,
+		       .ackreq = true, .payload = v, .len = 8};
+	t.ext.reth = (struct uroce_reth){.va = va, .rkey = key, .dmalen = 8};
+	return t;
+}
+
+static void seed_atomic_write(void)
+{
+	static const uint8_t v1[8] = {1, 2, 3, 4, 5, 6, 7, 8}, v2[8] = {9, 9, 9, 9, 9, 9, 9, 9};
+	struct tp t;
+
+	/* Posted by A, stored in B's data region, answered by an empty READ RESPONSE ONLY. */
+	begin();
+	settle();
+	uint64_t c = dcnt(B, UROCE_CNT_rdma_recvs);
+	post_send(A, QP_RC, W_ATOMIC_WRITE, 1, 0);
+	settle();
+	const struct uroce_wc *wc = last_wc(g_node[A].cq);
+	FUZZ_CHECK(wc->status == UROCE_WC_SUCCESS && wc->opcode == UROCE_WC_ATOMIC_WRITE);
+	FUZZ_CHECK(dcnt(B, UROCE_CNT_rdma_recvs) == c + 1 && state(A, QP_RC) == UROCE_QPS_RTS);
+	end("atomic-write");
+
+	/* Injected, then twice again at the same PSN with other bytes: stored once, the
+	 * duplicates answered from the responder resource. */
+	begin();
+	settle();
+	uint32_t p = epsn(B, QP_RC);
+	uint8_t *m = g_node[B].reg[R_DATA].mem + 64 + 512;
+	t = atomic_write(qpn(B, QP_RC), p, rkey(B, R_DATA), DATA_IOVA + 512, v1);
+	inject(B, F_FIX, &t);
+	t.payload = v2;
+	inject(B, F_FIX, &t);
+	inject(B, F_FIX, &t);
+	FUZZ_CHECK(!memcmp(m, v1, 8) && uroce_qp_counters(qp(B, QP_RC))->duplicate_request == 2);
+	settle();
+	end("atomic-write-duplicate");
+
+	/* Refused: a misaligned address (invalid request), lengths other than 8 (invalid
+	 * request), the region the peer may only read (remote access); nothing changes. */
+	for (int k = 0; k < 3; k++) {
+		begin();
+		settle();
+		t = atomic_write(qpn(B, QP_RC), epsn(B, QP_RC), rkey(B, R_DATA),
+				 DATA_IOVA + (k == 0 ? 516 : 512), v2);
+		if (k == 1)
+			t.ext.reth.dmalen = 16;
+		if (k == 2)
+			t.len = 4;
+		uint8_t before[8];
+		memcpy(before, g_node[B].reg[R_DATA].mem + 64 + 512, 8);
+		inject(B, F_FIX, &t);
+		FUZZ_CHECK(qp(B, QP_RC)->resp.error);
+		FUZZ_CHECK(!memcmp(before, g_node[B].reg[R_DATA].mem + 64 + 512, 8));
+		post_send(A, QP_SRQ, W_ATOMIC_WRITE, 1, T_RO);
+		post_send(A, QP_UC, W_ATOMIC_WRITE, 1, 0); /* refused at post: RC only */
+		settle();
+		FUZZ_CHECK(state(A, QP_SRQ) == UROCE_QPS_ERR);
+		end(k == 0 ? "atomic-write-misaligned" : k == 1 ? "atomic-write-dmalen"
+								: "atomic-write-short");
+	}
+}
+
 /* ---- RNR ---- */
 
 static void seed_rnr(void)
@@ -1004,7 +1071,7 @@ static void seed_posts(void)
 	settle();
 	uint64_t id = g_node[A].send_id[QP_RC];
 	post_send(A, QP_RC, W_BAD8, 1, 0);
-	post_send(A, QP_RC, W_BAD10, 1, 0);
+	post_send(A, QP_RC, W_BAD_MAX, 1, 0);
 	post_send(A, QP_UD, W_READ, 1, 0);
 	post_send(A, QP_RC, W_SEND, 16, P_INLINE);
 	post_send(A, QP_RC, W_SEND, 4, P_INLINE | P_SOLICITED);
@@ -1223,6 +1290,7 @@ int main(int argc, char **argv)
 	seed_headers();
 	seed_ghosts();
 	seed_floods();
+	seed_atomic_write();
 	seed_rnr();
 	seed_regions();
 	seed_states();

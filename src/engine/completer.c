@@ -280,7 +280,7 @@ static void on_read_resp(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint6
 		gap_retry(qp);
 		return;
 	}
-	if (!(w = tail_for(qp, psn, WRF_DEST_WRITE)) || w->wr.opcode != UROCE_WR_RDMA_READ) {
+	if (!(w = tail_for(qp, psn, WRF_READ_RESP))) {
 		bad_response(qp);
 		return;
 	}
@@ -298,6 +298,10 @@ static void on_read_resp(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint6
 	assert(k < w->npkts); /* psn == expected lies inside the WQE (tail_for) */
 	uint64_t off = (uint64_t)k * qp->mtu;
 	uint64_t want = w->len - off < qp->mtu ? w->len - off : qp->mtu;
+	/* An ATOMIC WRITE's SGEs were its data: its answer is a READ RESPONSE ONLY without any
+	 * (IBA 1.5; rxe_resp.c send_read_response_ack). */
+	if (!(wr_info(w->wr.opcode)->flags & WRF_DEST_WRITE))
+		want = 0;
 	/* The opcode must sit where packet k of the response sits: FIRST/ONLY at the start,
 	 * MIDDLE/LAST after it (a response resent from mid-message starts with MIDDLE), and
 	 * every packet but the last carries exactly one MTU (IBA 9.7). */

@@ -22,8 +22,8 @@
 	X(completer_retry_err, "requester: go-back-N retries (timeout or sequence error)")      \
 	X(send_err, "packets that could not be built (transmit buffer too small)")              \
 	X(link_downed, "times the port went down")                                              \
-	X(rdma_sends, "RDMA READ/WRITE request packets sent")                                   \
-	X(rdma_recvs, "RDMA READ/WRITE request packets executed by the responder")              \
+	X(rdma_sends, "RDMA READ/WRITE (and ATOMIC WRITE) request packets sent")                \
+	X(rdma_recvs, "RDMA READ/WRITE (and ATOMIC WRITE) request packets executed by the responder") \
 	X(retransmitted_pkts, "request packets sent again after a retry")                       \
 	X(naks_sent, "NAKs sent other than RNR NAKs (PSN sequence, invalid request, access, op)") \
 	X(acks_sent, "ACK packets sent (ATOMIC ACKNOWLEDGE included)")                          \

@@ -145,7 +145,8 @@ enum uroce_wr_opcode {
 	UROCE_WR_ATOMIC_FETCH_AND_ADD = 6,
 	UROCE_WR_LOCAL_INV = 7,
 	UROCE_WR_SEND_WITH_INV = 9,
-	UROCE_WR_OPCODE_MAX = 10
+	UROCE_WR_ATOMIC_WRITE = 15, /* IBA 1.5: 8 bytes stored at once at wr.rdma.remote_addr */
+	UROCE_WR_OPCODE_MAX = 16
 };
 
 enum uroce_send_flag {
@@ -195,6 +196,7 @@ enum uroce_wc_opcode {
 	UROCE_WC_COMP_SWAP = 3,
 	UROCE_WC_FETCH_ADD = 4,
 	UROCE_WC_LOCAL_INV = 6,
+	UROCE_WC_ATOMIC_WRITE = 9,
 	UROCE_WC_RECV = 128,
 	UROCE_WC_RECV_RDMA_WITH_IMM = 129,
 };
@@ -560,7 +562,8 @@ const union uroce_counters *uroce_qp_counters(const struct uroce_qp *qp);
 
 /* Posts a chain of send work requests. On failure *bad_wr is the first one not posted:
  * UROCE_EINVAL (QP in RESET, INIT or RTR; opcode not valid for the QP type; too many SGEs;
- * inline data too long; an atomic whose SGEs do not hold exactly 8 bytes; a message over
+ * inline data too long; an atomic or ATOMIC WRITE whose SGEs (or inline data, which for an
+ * ATOMIC WRITE max_inline_data does not limit) do not hold exactly 8 bytes; a message over
  * 2^31 bytes; UD without an AH of the QP's PD), UROCE_EFULL (the send queue is full). In
  * ERR, and in SQE, the requests complete with WR_FLUSH_ERR when the engine takes them in
  * (uroce_dev_take_posted). May run on another thread while the engine runs. With

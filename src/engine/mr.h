@@ -39,6 +39,19 @@ static inline void dma_write(void *dst, const void *src, size_t len)
 #endif
 }
 
+/* The same for an ATOMIC WRITE: one 8-byte single-copy store at an aligned address, ordered
+ * after every earlier write (release; Linux rxe uses smp_store_release). */
+static inline void dma_store64(uint64_t *dst, uint64_t v)
+{
+#ifdef UROCE_TSAN_BUILD
+	AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
+#endif
+	__atomic_store_n(dst, v, __ATOMIC_RELEASE);
+#ifdef UROCE_TSAN_BUILD
+	AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
+#endif
+}
+
 /* True when [va, va + len) lies inside [base, base + size), computed without ever forming
  * va + len or base + size, which can wrap past 2^64 (the Linux rxe bug in facts.md
  * section 3). An empty range is inside when va is inside or at the end. */

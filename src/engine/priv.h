@@ -125,6 +125,7 @@ struct swqe {
 	struct uroce_send_wr wr;
 	struct uroce_ah_attr av;   /* UD: the AH's attributes at post time */
 	uint8_t *inline_data;      /* max_inline_data bytes owned by the slot */
+	uint8_t atomic_wr[8];      /* an inline ATOMIC WRITE's value, whatever max_inline_data */
 	uint64_t len;              /* message length */
 	uint32_t first_psn, npkts; /* PSNs used: packets, or READ response packets */
 	uint32_t resp_pkts;        /* READ/atomic: response packets received in order */
@@ -156,6 +157,14 @@ struct req_state {
 	uint64_t rnr_deadline;     /* end of an RNR wait, UROCE_NEVER when not waiting */
 };
 
+/* Where a WQE's inline data is: an ATOMIC WRITE's 8 bytes in the WQE itself, so that it
+ * needs no max_inline_data (ibv_wr_atomic_write passes its value by address, to be copied
+ * as a NIC's WQE holds it), the rest in the slot's buffer. */
+static inline uint8_t *swqe_inline(struct swqe *w)
+{
+	return w->wr.opcode == UROCE_WR_ATOMIC_WRITE ? w->atomic_wr : w->inline_data;
+}
+
 /* The requester's PSNs in order: una <= psn <= psn_max, within the window that PSN
  * comparisons can tell apart (IBA 9.7.1). */
 static inline bool req_psns_ok(const struct req_state *rq)
@@ -163,9 +172,9 @@ static inline bool req_psns_ok(const struct req_state *rq)
 	return uroce_psn_le(rq->una, rq->psn) && uroce_psn_le(rq->psn, rq->psn_max);
 }
 
-/* A responder resource (IBA 9.7.5.1.3 "responder resources"): a READ or atomic request kept
- * for replay so that a duplicate is answered without executing it again. */
-enum res_kind { RES_NONE, RES_READ, RES_ATOMIC };
+/* A responder resource (IBA 9.7.5.1.3 "responder resources"): a READ, atomic or ATOMIC WRITE
+ * request kept for replay so that a duplicate is answered without executing it again. */
+enum res_kind { RES_NONE, RES_READ, RES_ATOMIC, RES_ATOMIC_WRITE };
 
 struct resp_res {
 	enum res_kind kind;

@@ -568,10 +568,11 @@ static int send_wr_ok(const struct uroce_qp *qp, const struct uroce_send_wr *wr,
 		*len += wr->sg_list[i].length;
 	if (*len > MAX_MSG_LEN)
 		return UROCE_EINVAL;
-	if (wr->send_flags & UROCE_SEND_INLINE && *len > qp->cap.max_inline_data)
-		return UROCE_EINVAL;
-	/* An atomic returns the 8-byte original value into its SGE list (IBA 9.4.5). */
-	if (wi->flags & WRF_ATOMIC && *len != 8)
+	/* An atomic returns the 8-byte original value into its SGE list (IBA 9.4.5); an ATOMIC
+	 * WRITE sends 8 bytes from it, inline in the WQE whatever max_inline_data (swqe_inline).
+	 * Another length is EINVAL, as Linux rxe's validate_send_wr answers an atomic's. */
+	if (wi->flags & WRF_LEN8 ? *len != 8
+				 : wr->send_flags & UROCE_SEND_INLINE && *len > qp->cap.max_inline_data)
 		return UROCE_EINVAL;
 	if (type_is_datagram(qp->type) &&
 	    (!wr->wr.ud.ah || wr->wr.ud.ah->pd != qp->pd || wr->wr.ud.remote_qpn > MAX_QPN))
@@ -631,7 +632,7 @@ int uroce_post_send(struct uroce_qp *qp, const struct uroce_send_wr *wr,
 		if (wr->send_flags & UROCE_SEND_INLINE) {
 			/* Inline data is read from host addresses now (ibv_post_send semantics):
 			 * the SGEs need no L_Key and the buffers may be reused at once. */
-			uint8_t *p = w->inline_data;
+			uint8_t *p = swqe_inline(w);
 			for (int i = 0; i < wr->num_sge; i++) {
 				/* An empty SGE may have no address (and a QP without inline room
 				 * no buffer): memcpy from or to NULL is undefined even for 0. */
@@ -702,7 +703,7 @@ void uroce_dev_take_posted(struct uroce_dev *dev)
 	struct uroce_qp *qp, *next;
 
 	/* Relaxed: the caller knows of new work through its own synchronisation with the
-	 * posters (the verbs layer's `posted` flag, progress.c), and a push not visible yet is
+	 * posters (the verbs layer's `posted` flag, thread.c), and a push not visible yet is
 	 * taken by the next call. Acquire on the exchange: the pushers' release. */
 	if (!atomic_load_explicit(&dev->posted, memory_order_relaxed))
 		return;

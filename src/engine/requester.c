@@ -95,7 +95,7 @@ static enum start wqe_start(struct uroce_qp *qp, struct swqe *w)
 
 /* The payload of [off, off + len) of a WQE: in place when one SGE (or the inline copy)
  * holds it, else gathered into the device's scratch buffer. NULL when an SGE went bad. */
-static const uint8_t *wqe_payload(struct uroce_qp *qp, const struct swqe *w, uint64_t off,
+static const uint8_t *wqe_payload(struct uroce_qp *qp, struct swqe *w, uint64_t off,
 				  uint32_t len)
 {
 	const uint8_t *p;
@@ -103,7 +103,7 @@ static const uint8_t *wqe_payload(struct uroce_qp *qp, const struct swqe *w, uin
 	if (!len)
 		return NULL;
 	if (w->wr.send_flags & UROCE_SEND_INLINE)
-		return w->inline_data + off;
+		return swqe_inline(w) + off;
 	p = sgl_ptr(qp->dev, qp->pd, w->wr.sg_list, (uint32_t)w->wr.num_sge, off, len);
 	if (p)
 		return p;
@@ -113,16 +113,26 @@ static const uint8_t *wqe_payload(struct uroce_qp *qp, const struct swqe *w, uin
 	return qp->dev->scratch;
 }
 
-/* Fills the packet for PSN psn of a READ or atomic WQE; returns the PSN after it. A READ
- * resent from PSN first + k asks only for the bytes from k x MTU on (IBA 9.7: the
- * responder answers it from that offset). */
-static uint32_t build_rd_atomic(struct uroce_qp *qp, const struct swqe *w, uint32_t k,
-				struct xmit_pkt *p)
+/* Fills the packet for PSN first + k of a READ, atomic or ATOMIC WRITE WQE. A READ resent
+ * from PSN first + k asks only for the bytes from k x MTU on (IBA 9.7: the responder answers
+ * it from that offset). False when an ATOMIC WRITE's 8 bytes cannot be read. */
+static bool build_rd_atomic(struct uroce_qp *qp, struct swqe *w, uint32_t k, struct xmit_pkt *p)
 {
 	const struct wr_info *wi = wr_info(w->wr.opcode);
 
 	p->opcode = qp_transport(qp->type) | wi->op[POS_ONLY];
 	p->ackreq = true;
+	if (wi->flags & WRF_CARRIES_DATA) {
+		/* ATOMIC WRITE: a RETH for 8 bytes, then the 8 bytes as they are in memory (IBA
+		 * 1.5 9.4.5; rxe_req.c finish_packet copies them unchanged). One packet, k is 0. */
+		p->ext.reth.va = w->wr.wr.rdma.remote_addr;
+		p->ext.reth.rkey = w->wr.wr.rdma.rkey;
+		p->ext.reth.dmalen = (uint32_t)w->len;
+		p->len = (uint32_t)w->len;
+		p->payload = wqe_payload(qp, w, 0, p->len);
+		eng_count(qp->dev, qp, UROCE_CNT_rdma_sends);
+		return p->payload != NULL;
+	}
 	if (wi->flags & WRF_ATOMIC) {
 		/* AtomicETH: Swap (or Add) Data, then Compare Data (IBA 9.3.4). */
 		p->ext.atomiceth.va = w->wr.wr.atomic.remote_addr;
@@ -140,11 +150,11 @@ static uint32_t build_rd_atomic(struct uroce_qp *qp, const struct swqe *w, uint3
 		p->ext.reth.dmalen = (uint32_t)(w->len - off);
 		eng_count(qp->dev, qp, UROCE_CNT_rdma_sends);
 	}
-	return uroce_psn_add(w->first_psn, w->npkts);
+	return true;
 }
 
 /* Fills packet k of a SEND or WRITE WQE. False when its payload cannot be read. */
-static bool build_data(struct uroce_qp *qp, const struct swqe *w, uint32_t k, struct xmit_pkt *p)
+static bool build_data(struct uroce_qp *qp, struct swqe *w, uint32_t k, struct xmit_pkt *p)
 {
 	const struct wr_info *wi = wr_info(w->wr.opcode);
 	struct req_state *rq = &qp->req;
@@ -246,16 +256,17 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 		.destqp = type_is_datagram(qp->type) ? w->wr.wr.ud.remote_qpn : qp->attr.dest_qp_num,
 		.psn = rq->psn,
 	};
-	if (wr_info(w->wr.opcode)->flags & WRF_RD_ATOMIC) {
-		next = build_rd_atomic(qp, w, k, &p);
+	bool rd_atomic = wr_info(w->wr.opcode)->flags & WRF_RD_ATOMIC;
+	if (!(rd_atomic ? build_rd_atomic(qp, w, k, &p) : build_data(qp, w, k, &p))) {
+		/* An SGE went bad after the WQE started (its MR was deregistered). */
+		pass_local(qp, w, SWQE_FAILED, UROCE_WC_LOC_PROT_ERR);
+		return true;
+	}
+	if (rd_atomic) {
+		next = uroce_psn_add(w->first_psn, w->npkts);
 		rq->rd_atomic++;
 		sq->cur++;
 	} else {
-		if (!build_data(qp, w, k, &p)) {
-			/* An SGE went bad after the WQE started (its MR was deregistered). */
-			pass_local(qp, w, SWQE_FAILED, UROCE_WC_LOC_PROT_ERR);
-			return true;
-		}
 		next = uroce_psn_add(rq->psn, 1);
 		if (k + 1 == w->npkts)
 			sq->cur++;

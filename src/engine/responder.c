@@ -262,7 +262,7 @@ static void rc_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	rc_accepted(qp, pkt);
 }
 
-/* A responder resource for a READ or atomic request at psn (IBA 9.7.5.1.3). */
+/* A responder resource for a READ, atomic or ATOMIC WRITE request at psn (IBA 9.7.5.1.3). */
 static struct resp_res *res_alloc(struct uroce_qp *qp, uint32_t psn)
 {
 	struct resp_state *rs = &qp->resp;
@@ -357,6 +357,52 @@ static void rc_atomic(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 	qp->resp.epsn = uroce_psn_add(psn, 1);
 }
 
+/* ATOMIC WRITE (IBA 1.5 9.4.5): 8 bytes stored at an aligned address at once, after every
+ * earlier request. Checked as Linux rxe does (rxe_resp.c): the QP's and the MR's remote write
+ * right (a remote access NAK here, as for an RDMA WRITE; rxe NAKs a QP without the right as an
+ * invalid request), a RETH length and a payload of exactly 8 bytes (rxe: check_rkey, "pktlen
+ * != resid", invalid request), an aligned address (rxe: RESPST_ERR_MISALIGNED_ATOMIC, invalid
+ * request). It takes a responder resource, so that a duplicate is answered again rather than
+ * executed again (rxe: duplicate_request -> atomic_write_reply with res->replay). */
+static void rc_atomic_write(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+{
+	const struct uroce_reth *reth = &pkt->ext.reth;
+	uint32_t psn = pkt->bth.psn;
+	struct resp_res *res;
+	uint64_t val;
+	uint8_t *p;
+
+	if (!qp_allows(qp, UROCE_ACCESS_REMOTE_WRITE)) {
+		resp_fail(qp, psn, UROCE_NAK_REMOTE_ACCESS, UROCE_WC_REM_ACCESS_ERR);
+		return;
+	}
+	if (reth->dmalen != UROCE_ATOMIC_WRITE_LEN || pkt->payload_len != UROCE_ATOMIC_WRITE_LEN ||
+	    reth->va & 7) {
+		resp_fail(qp, psn, UROCE_NAK_INVALID_REQ, UROCE_WC_REM_INV_REQ_ERR);
+		return;
+	}
+	if (!(p = mr_access(qp->dev, qp->pd, reth->rkey, reth->va, UROCE_ATOMIC_WRITE_LEN,
+			    UROCE_ACCESS_REMOTE_WRITE))) {
+		resp_fail(qp, psn, UROCE_NAK_REMOTE_ACCESS, UROCE_WC_REM_ACCESS_ERR);
+		return;
+	}
+	/* The host address too: an MR registered at an address unaligned to its iova would
+	 * make a single-copy store impossible (rxe checks both). */
+	if ((uintptr_t)p & 7) {
+		resp_fail(qp, psn, UROCE_NAK_INVALID_REQ, UROCE_WC_REM_INV_REQ_ERR);
+		return;
+	}
+	if (!(res = res_alloc(qp, psn)))
+		return;
+	/* The bytes as they came (rxe copies them unchanged), in one store (dma_store64). */
+	memcpy(&val, payload(pkt), sizeof(val));
+	dma_store64((uint64_t *)(void *)p, val);
+	res->kind = RES_ATOMIC_WRITE;
+	res->last_psn = psn;
+	qp->resp.epsn = uroce_psn_add(psn, 1);
+	eng_count(qp->dev, qp, UROCE_CNT_rdma_recvs);
+}
+
 typedef void (*req_handler)(struct uroce_qp *qp, const struct uroce_pkt *pkt);
 
 static const req_handler rc_handlers[] = {
@@ -364,6 +410,7 @@ static const req_handler rc_handlers[] = {
 	[UROCE_OPK_WRITE] = rc_write,
 	[UROCE_OPK_READ_REQ] = rc_read,
 	[UROCE_OPK_ATOMIC] = rc_atomic,
+	[UROCE_OPK_ATOMIC_WRITE] = rc_atomic_write,
 };
 
 /* The kind of the message in progress. */
@@ -387,7 +434,7 @@ static struct resp_res *res_find(struct resp_state *rs, uint32_t psn, enum res_k
  * acknowledged for one of them (an ACK covering a READ would tell the requester its
  * response was lost); READ is answered again from its resource, from the PSN asked for,
  * so that a resend starting mid-message gets MIDDLE/LAST; an atomic gets its saved result
- * and is never executed twice. */
+ * and an ATOMIC WRITE its empty READ response, and neither is executed twice. */
 static void rc_duplicate(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 {
 	struct resp_state *rs = &qp->resp;
@@ -404,6 +451,9 @@ static void rc_duplicate(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 		break;
 	case UROCE_OPK_ATOMIC:
 		res = res_find(rs, pkt->bth.psn, RES_ATOMIC);
+		break;
+	case UROCE_OPK_ATOMIC_WRITE:
+		res = res_find(rs, pkt->bth.psn, RES_ATOMIC_WRITE);
 		break;
 	default:
 		res = NULL;
@@ -688,6 +738,14 @@ static void emit_res(struct uroce_qp *qp, struct uroce_txbatch *tx, struct resp_
 		p.ext.atomicacketh.orig = res->orig;
 		res->pending = false;
 		eng_count(qp->dev, qp, UROCE_CNT_acks_sent);
+		xmit(qp, tx, &p, now);
+		return;
+	}
+	if (res->kind == RES_ATOMIC_WRITE) {
+		/* A READ RESPONSE ONLY without payload (IBA 1.5; rxe_resp.c acknowledge ->
+		 * send_read_response_ack), so that the requester orders it as a READ. */
+		p.opcode = UROCE_OP_RC_RDMA_READ_RESPONSE_ONLY;
+		res->pending = false;
 		xmit(qp, tx, &p, now);
 		return;
 	}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The responder (IBA 9.7.5 for RC, 9.8 for UC and UD): checks the PSN and the request,
- * places data straight into registered memory or receive WQEs, executes READ and atomic
- * requests into responder resources, and produces ACKs, NAKs, RNR NAKs, READ responses and
- * atomic acknowledgements, replaying rather than re-executing duplicates. */
+ * places data straight into registered memory or receive WQEs, executes READ, atomic and
+ * ATOMIC WRITE requests into responder resources, and produces ACKs, NAKs, RNR NAKs, READ
+ * responses (an ATOMIC WRITE's is empty) and atomic acknowledgements, replaying rather than
+ * re-executing duplicates. */
 #ifndef UROCE_ENGINE_RESPONDER_H
 #define UROCE_ENGINE_RESPONDER_H
 

@@ -24,7 +24,9 @@ enum wr_flag {
 	WRF_ATOMIC = 1u << 5,
 	WRF_LOCAL = 1u << 6,     /* no packet (LOCAL_INV) */
 	WRF_DEST_WRITE = 1u << 7, /* the local SGEs receive data (READ, atomics) */
-	WRF_CARRIES_DATA = 1u << 8, /* the local SGEs are sent (SEND, WRITE) */
+	WRF_CARRIES_DATA = 1u << 8, /* the local SGEs are sent (SEND, WRITE, ATOMIC WRITE) */
+	WRF_LEN8 = 1u << 9,       /* the SGEs hold exactly 8 bytes (atomics, ATOMIC WRITE) */
+	WRF_READ_RESP = 1u << 10, /* answered by RDMA READ responses (READ, ATOMIC WRITE) */
 };
 
 struct wr_info {

@@ -4,12 +4,13 @@
  * QP1 and its progress thread, which live in libibverbs (src/verbs).
  *
  * On Linux, librdmacm talks to the kernel's rdma_cm through /dev/infiniband/rdma_cm, and the
- * kernel's CM owns QP1. Here the port (src/verbs/port.c) owns QP1 and runs one "MAD service"
- * in its progress loop: the service's callbacks run in the port's round, under the port lock,
- * like the engine's own work. The bridge adds no exported symbol to libibverbs.so.1 (whose
- * exports are exactly Debian's): it is found through the device, in the pointer that
- * follows rdma-core's provider-ops slot (struct uv_device_head below), and checked by its
- * magic, version and size, so that uroce's librdmacm refuses any other libibverbs cleanly.
+ * kernel's CM owns QP1. Here the port (src/verbs/port.c, gsi.c) owns QP1 and runs one "MAD
+ * service" in its progress loop: the service's callbacks run in the port's round, under the
+ * port lock, like the engine's own work. The bridge adds no exported symbol to
+ * libibverbs.so.1 (whose exports are exactly Debian's): it is found through the device, in the
+ * pointer that follows rdma-core's provider-ops slot (struct uv_device_head below), and
+ * checked by its magic, version and size, so that uroce's librdmacm refuses any other
+ * libibverbs cleanly.
  *
  * Locks: the port lock comes first. The service's callbacks run with it held and may take
  * the service's own locks; a thread that holds a service lock must never take the port lock.
@@ -44,6 +45,22 @@ struct uv_mad_service {
 
 struct uv_bridge_port; /* the port, as the service sees it */
 
+/* What the port's QP1 counts (uv_bridge.counters). Bad MADs are the service's to count (the
+ * CM's drop_* counters); a MAD to QP1 while no service is attached finds no QP1 and is the
+ * engine's drop_unknown_qp. */
+#define UV_MAD_COUNTERS(X)                                                                      \
+	X(mads_rx, "MADs QP1 received and handed to the service")                               \
+	X(mads_tx, "MADs of the service QP1 sent")                                              \
+	X(mads_rx_not_mad, "receives of QP1 not 256 bytes long (too long ones complete in error)") \
+	X(mads_tx_dropped, "MADs of the service not sent: no such local address, or no memory")  \
+	X(mads_no_buffer, "MADs to QP1 dropped: no receive buffer posted (drop_no_recv_wqe)")
+
+struct uv_mad_counters {
+#define UV_MAD_COUNTER_FIELD(name, desc) uint64_t name;
+	UV_MAD_COUNTERS(UV_MAD_COUNTER_FIELD)
+#undef UV_MAD_COUNTER_FIELD
+};
+
 struct uv_bridge {
 	uint64_t magic;   /* UV_BRIDGE_MAGIC */
 	uint32_t version; /* UV_BRIDGE_VERSION */
@@ -62,6 +79,8 @@ struct uv_bridge {
 	 * next_deadline is asked again. */
 	void (*unlock_kick)(struct uv_bridge_port *port);
 	uint64_t (*now)(struct uv_bridge_port *port);
+	/* QP1's counters since the port's first attach (takes the port lock). */
+	void (*counters)(struct uv_bridge_port *port, struct uv_mad_counters *out);
 };
 
 /* The start of every uroce ibv_device (src/verbs/priv.h struct uv_device begins so; checked

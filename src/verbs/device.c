@@ -102,6 +102,7 @@ static void device_init(void)
 			d->active_mtu = m;
 	}
 	d->ibv.node_type = IBV_NODE_CA;
+	d->bridge = &uv_bridge;
 	d->ibv.transport_type = IBV_TRANSPORT_IB;
 	snprintf(d->ibv.name, sizeof(d->ibv.name), "%s", UV_DEV_NAME);
 	snprintf(d->ibv.dev_name, sizeof(d->ibv.dev_name), "uverbs-%s", UV_DEV_NAME);
@@ -339,10 +340,16 @@ int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 	return 0;
 }
 
+/* Linux's IB_UVERBS_DEVICE_ATOMIC_WRITE (include/uapi/rdma/ib_user_verbs.h, Linux 6.2, which
+ * rxe sets): the device executes ATOMIC WRITE. The kernel passes its device_cap_flags_ex to
+ * ibv_query_device_ex as they are; rdma-core 44's verbs.h has no name for the bit yet, and its
+ * ibv_devinfo -v prints it as "Unknown flags: 0x10000000000". */
+#define UV_DEVICE_ATOMIC_WRITE (1ULL << 40)
+
 /* The extended attributes say what the basic ones say (device_cap_flags_ex holds the same
- * flags, phys_port_cnt_ex the same port count); everything else is a capability uroce does
- * not have (ODP, timestamps, TSO, RSS, packet pacing, tag matching, device memory, PCI
- * atomics): zero. */
+ * flags and ATOMIC WRITE, phys_port_cnt_ex the same port count); everything else is a
+ * capability uroce does not have (ODP, timestamps, TSO, RSS, packet pacing, tag matching,
+ * device memory, PCI atomics): zero. */
 static int query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
 			   struct ibv_device_attr_ex *attr, size_t len)
 {
@@ -354,7 +361,7 @@ static int query_device_ex(struct ibv_context *ctx, const struct ibv_query_devic
 	memset(&a, 0, sizeof(a));
 	if ((err = ibv_query_device(ctx, &a.orig_attr)))
 		return err;
-	a.device_cap_flags_ex = (uint32_t)a.orig_attr.device_cap_flags;
+	a.device_cap_flags_ex = (uint32_t)a.orig_attr.device_cap_flags | UV_DEVICE_ATOMIC_WRITE;
 	a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
 	memcpy(attr, &a, len < sizeof(a) ? len : sizeof(a));
 	return 0;

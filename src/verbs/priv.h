@@ -4,7 +4,7 @@
  * ways) and holds the engine object it stands for.
  *
  * Threads: the engine is not thread-safe, so a device's engine belongs to its progress thread
- * (progress.c) and to whichever application thread holds the port lock for a moment to post
+ * (thread.c) and to whichever application thread holds the port lock for a moment to post
  * or create. Completion queues are the exception: the engine's CQ is a single-producer
  * single-consumer ring, so ibv_poll_cq reads it without the port lock. */
 #ifndef UROCE_VERBS_PRIV_H
@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bridge.h"
 #include "engine/engine.h"
 #include "io/impair.h"
 #include "netif.h"
@@ -37,6 +38,8 @@ struct uv_device {
 	 * mlx5dv_*, libefa's efadv_*) compares that pointer with its own to tell its devices,
 	 * and so finds that this one is not. */
 	const void *verbs_ops;
+	/* uroce's librdmacm finds the port's QP1 through it (bridge.h, gsi.c). */
+	const struct uv_bridge *bridge;
 	struct uroce_netif_addr gid[UV_MAX_GIDS];
 	size_t ngids;
 	enum uroce_mtu active_mtu;
@@ -48,9 +51,18 @@ struct uv_device {
 	uint32_t xdp_ifindex, xdp_queue;
 };
 
+_Static_assert(offsetof(struct uv_device, ibv) == offsetof(struct uv_device_head, ibv),
+	       "bridge.h: a uroce device begins as struct uv_device_head");
+_Static_assert(offsetof(struct uv_device, verbs_ops) ==
+		       offsetof(struct uv_device_head, verbs_ops),
+	       "bridge.h: verbs_ops follows the ibv_device");
+_Static_assert(offsetof(struct uv_device, bridge) == offsetof(struct uv_device_head, bridge),
+	       "bridge.h: the bridge follows verbs_ops");
+
 /* What runs the engine: shared by every context opened on the device in this process, since
  * a UDP port can be bound once per address. The socket backend and the progress thread start
- * with the first QP, so that querying the device (ibv_devinfo) binds nothing. */
+ * with the first QP (or a MAD service's attach, gsi.c), so that querying the device
+ * (ibv_devinfo) binds nothing. */
 struct uv_port {
 	struct uv_device *dev;
 	pthread_mutex_t lock; /* the engine and everything below */
@@ -58,13 +70,13 @@ struct uv_port {
 	struct uroce_io *io;  /* NULL until started */
 	struct uroce_impair_cfg impair;
 	bool impaired;
-	pthread_mutex_t round_lock; /* one engine round at a time (progress.c) */
+	pthread_mutex_t round_lock; /* one engine round at a time (port.c) */
 	pthread_t thread;
 	_Atomic bool running;
 	int doorbell;          /* an eventfd: the thread sleeps in ppoll on it and the backend's fd */
 	_Atomic bool stop;
 	_Atomic bool sleeping;  /* the thread is (about to be) asleep in sleep_until */
-	_Atomic bool napping;   /* the thread naps while an application polls (progress.c) */
+	_Atomic bool napping;   /* the thread naps while an application polls (thread.c) */
 	/* Work was posted, or the engine changed, since a round last wrote packets: the next
 	 * round writes, and a sleeping thread is woken for it (uv_port_posted). */
 	_Atomic bool posted;
@@ -75,6 +87,8 @@ struct uv_port {
 	struct uv_bufs *bufs;   /* packet buffers of a round (round_lock) */
 	uint64_t deadline;      /* the engine's next deadline (both locks to write) */
 	_Atomic uint64_t app_polled; /* when an application thread last ran a round */
+	struct uv_bridge_port *gsi;  /* QP1 and its MAD service, NULL when none (gsi.c) */
+	struct uv_mad_counters mad_counters; /* QP1's, across attaches (port lock) */
 };
 
 /* A context's asynchronous events, oldest first (async.c). */
@@ -164,6 +178,7 @@ struct uv_qp {
 	struct uroce_send_wr *wr; /* the batch being built: cap entries */
 	struct uroce_sge *sge;    /* UROCE_MAX_SGE per entry */
 	uint8_t *inline_buf;      /* max_inline bytes per entry */
+	uint8_t (*atomic_wr)[8];  /* an ATOMIC WRITE's value per entry (wr_atomic_write) */
 	uint32_t nwr, cap;
 	int wr_err;               /* the first error while building; wr_complete returns it */
 	unsigned async_reported;  /* asynchronous events handed out about it (async.c) */
@@ -194,7 +209,7 @@ int uv_errno(int uroce_err);
 void uv_ah_attr_to_engine(const struct ibv_ah_attr *in, struct uroce_ah_attr *out);
 void uv_ah_attr_from_engine(const struct uroce_ah_attr *in, struct ibv_ah_attr *out);
 
-/* progress.c */
+/* port.c */
 int uv_port_open(struct uv_device *dev, struct uv_port **out);
 void uv_port_close(struct uv_port *port);
 /* Starts the socket backend and the progress thread if they are not running (port lock
@@ -204,12 +219,23 @@ int uv_port_start(struct uv_port *port);
  * (completion events, asynchronous events) and wakes the progress thread if it sleeps.
  * Releases the lock. */
 void uv_port_unlock_kick(struct uv_port *port);
-/* After the application posted work (without the port lock: the engine's queues are
- * single-producer single-consumer rings): the next round takes it in, and the progress
- * thread wakes if it sleeps. */
-void uv_port_posted(struct uv_port *port);
 /* Runs deliveries (notifications, async events) with the port lock held. */
 void uv_port_deliver(struct uv_port *port);
+/* One round (round_lock held): sends what was posted, receives a batch, runs the engine on
+ * it and sends its answers. Returns the number of packets moved. */
+size_t uv_port_round(struct uv_port *port);
+
+/* gsi.c: QP1 and its MAD service, in the port's rounds (the port lock held). */
+extern const struct uv_bridge uv_bridge;
+/* Takes QP1's completions, hands the MADs received to the service, runs its timer when due
+ * and posts the MADs it has to send. Returns how many MADs moved. */
+size_t uv_gsi_round(struct uv_port *port, uint64_t now);
+/* The service's next deadline (UROCE_NEVER without one). */
+uint64_t uv_gsi_deadline(struct uv_port *port);
+/* QP1 has completions the next round must take. */
+bool uv_gsi_pending(struct uv_port *port);
+/* The port closes with a service still attached: releases QP1 without callbacks. */
+void uv_gsi_close(struct uv_port *port);
 
 /* async.c: a context's asynchronous events. init makes async_fd (0 or an errno value). */
 int uv_async_init(struct uv_context *c);
@@ -229,7 +255,19 @@ void uv_port_flush(struct uv_port *port);
 /* Runs one engine round on the calling thread if no other thread runs one: true when
  * packets moved. For pollers of an empty CQ, which pass it. */
 bool uv_port_poll(struct uv_port *port);
-/* Ends the progress thread's nap (progress.c, nap), if it naps: for an application that is
+
+/* thread.c: the progress thread. */
+/* Starts it and its doorbell (the port lock held, the backend open): 0 or an errno. */
+int uv_thread_start(struct uv_port *port);
+/* Stops it and closes its doorbell (the last context closing). */
+void uv_thread_stop(struct uv_port *port);
+/* Writes the doorbell: ends the thread's sleep or its nap. */
+void uv_port_ring(struct uv_port *port);
+/* After the application posted work (without the port lock: the engine's queues are
+ * single-producer single-consumer rings): the next round takes it in, and the progress
+ * thread wakes if it sleeps. */
+void uv_port_posted(struct uv_port *port);
+/* Ends the progress thread's nap (thread.c, nap), if it naps: for an application that is
  * about to wait for an event rather than poll. */
 void uv_port_end_nap(struct uv_port *port);
 

@@ -19,6 +19,8 @@ static_assert(sizeof(struct ibv_sge) == sizeof(struct uroce_sge) &&
 	      "an ibv_sge list is passed to the engine as it is");
 static_assert(IBV_QPT_RC == (int)UROCE_QPT_RC && IBV_QPT_UD == (int)UROCE_QPT_UD &&
 		      IBV_WR_SEND_WITH_INV == (int)UROCE_WR_SEND_WITH_INV &&
+		      IBV_WR_ATOMIC_WRITE == (int)UROCE_WR_ATOMIC_WRITE &&
+		      IBV_WC_ATOMIC_WRITE == (int)UROCE_WC_ATOMIC_WRITE &&
 		      IBV_SEND_INLINE == (int)UROCE_SEND_INLINE &&
 		      IBV_WC_RECV_RDMA_WITH_IMM == (int)UROCE_WC_RECV_RDMA_WITH_IMM &&
 		      IBV_QP_DEST_QPN == (int)UROCE_QPA_DEST_QPN &&

@@ -117,6 +117,27 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *ex, uint32_t rkey, uint64_t ad
 	wr_atomic(ex, UROCE_WR_ATOMIC_FETCH_AND_ADD, rkey, addr, add, 0);
 }
 
+/* The value is copied now, as inline data is: the engine takes it as the request's 8 inline
+ * bytes, which an ATOMIC WRITE may have whatever max_inline_data (uroce_post_send). */
+static void wr_atomic_write(struct ibv_qp_ex *ex, uint32_t rkey, uint64_t addr,
+			    const void *atomic_wr)
+{
+	struct uv_qp *qp = qpx(ex);
+	struct uroce_send_wr *wr = begin(ex, UROCE_WR_ATOMIC_WRITE);
+
+	if (!wr)
+		return;
+	uint8_t *buf = qp->atomic_wr[wr - qp->wr];
+	memcpy(buf, atomic_wr, sizeof(qp->atomic_wr[0]));
+	wr->wr.rdma.rkey = rkey;
+	wr->wr.rdma.remote_addr = addr;
+	wr->sg_list[0].addr = (uintptr_t)buf;
+	wr->sg_list[0].length = sizeof(qp->atomic_wr[0]);
+	wr->sg_list[0].lkey = 0;
+	wr->num_sge = 1;
+	wr->send_flags |= UROCE_SEND_INLINE;
+}
+
 static void wr_local_inv(struct ibv_qp_ex *ex, uint32_t rkey)
 {
 	struct uroce_send_wr *wr = begin(ex, UROCE_WR_LOCAL_INV);
@@ -213,7 +234,7 @@ static void wr_abort(struct ibv_qp_ex *ex) { wr_start(ex); }
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND | \
 	 IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |                              \
 	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |              \
-	 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_SEND_WITH_INV)
+	 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_ATOMIC_WRITE)
 
 int uv_qp_ex_init(struct uv_qp *qp, uint64_t ops, const struct uroce_qp_cap *cap)
 {
@@ -226,7 +247,8 @@ int uv_qp_ex_init(struct uv_qp *qp, uint64_t ops, const struct uroce_qp_cap *cap
 	qp->wr = calloc(qp->cap, sizeof(*qp->wr));
 	qp->sge = calloc((size_t)qp->cap * UROCE_MAX_SGE, sizeof(*qp->sge));
 	qp->inline_buf = malloc((size_t)qp->cap * (qp->max_inline ? qp->max_inline : 1));
-	if (!qp->wr || !qp->sge || !qp->inline_buf) {
+	qp->atomic_wr = malloc((size_t)qp->cap * sizeof(*qp->atomic_wr));
+	if (!qp->wr || !qp->sge || !qp->inline_buf || !qp->atomic_wr) {
 		uv_qp_ex_free(qp);
 		return ENOMEM;
 	}
@@ -238,6 +260,7 @@ int uv_qp_ex_init(struct uv_qp *qp, uint64_t ops, const struct uroce_qp_cap *cap
 	ex->wr_rdma_read = wr_rdma_read;
 	ex->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	ex->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	ex->wr_atomic_write = wr_atomic_write;
 	ex->wr_local_inv = wr_local_inv;
 	ex->wr_set_ud_addr = wr_set_ud_addr;
 	ex->wr_set_sge = wr_set_sge;
@@ -255,6 +278,7 @@ void uv_qp_ex_free(struct uv_qp *qp)
 	free(qp->wr);
 	free(qp->sge);
 	free(qp->inline_buf);
-	qp->wr = NULL, qp->sge = NULL, qp->inline_buf = NULL;
+	free(qp->atomic_wr);
+	qp->wr = NULL, qp->sge = NULL, qp->inline_buf = NULL, qp->atomic_wr = NULL;
 	qp->cap = 0;
 }

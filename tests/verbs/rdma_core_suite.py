@@ -58,7 +58,6 @@ SKIPS = [
      'imports: no kernel objects to share (`ibv_import_device`)'),
     (r'There are no huge pages of size 2M allocated',
      'the host has no 2 MiB huge pages (`vm.nr_hugepages`)'),
-    (r'Extended QP is not supported on this device', 'RDMA ATOMIC WRITE'),
 ]
 SKIPS = [(re.compile('^(' + rx + ')$'), why) for rx, why in SKIPS]
 VENDOR_SKIPS = [(re.compile('^(' + rx + ')$'), why) for rx, why in VENDOR_SKIPS]

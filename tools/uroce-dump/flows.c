@@ -958,7 +958,12 @@ static void on_response(struct flows *fs, struct flow *fl, const struct dump_pkt
 		r->read_bytes += p->payload_len;
 		r->read_dups += dup;
 		m = h ? msg_find(&h->log, psn) : NULL;
-		if (!m || m->kind != UROCE_OPK_READ_REQ) {
+		if (m && (m->kind == UROCE_OPK_ATOMIC_WRITE || m->kind == UROCE_OPK_FLUSH) &&
+		    m->psn == psn && !p->payload_len && (p->op->flags & UROCE_OPF_ONLY) == UROCE_OPF_ONLY) {
+			/* The answer of an ATOMIC WRITE or a FLUSH: a READ RESPONSE ONLY without
+			 * payload (IBA 1.5; Linux rxe_resp.c send_read_response_ack), an
+			 * acknowledgement like the others (below). */
+		} else if (!m || m->kind != UROCE_OPK_READ_REQ) {
 			r->unmatched++;
 		} else {
 			m->resp_pkts++;

@@ -1,30 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* The port: the engine, the UDP socket backend and the progress thread that runs them
- * (design.md "Runtime model").
+/* The port: the engine and the UDP (or AF_XDP) backend that carries its packets (design.md
+ * "Runtime model"): creating it, opening the backend, the rounds that run the engine on a
+ * batch, flushing, publishing completions (the ACK rule) and delivering events, and what
+ * exit owes the network. The thread that runs the rounds is thread.c's.
  *
- * The thread receives a batch, feeds it to the engine, fires due timers, writes what the
- * engine has to send and delivers completion and asynchronous events, then goes round again.
- * With nothing to do (after spin_us without traffic, 0 by default) it sleeps in ppoll on the
- * backend's descriptor and an eventfd doorbell, with the engine's next deadline (or a delayed
- * impaired packet's) as its timeout. While an application thread polls, it naps (nap).
- * Applications ring the doorbell only when the thread sleeps: posting sets `posted`, then
- * looks at `sleeping`; the thread sets `sleeping`, then looks at `posted` a last time. A store
- * then a load on each side, all four sequentially consistent: one of the two always sees the
- * other (uv_port_posted).
+ * A round receives a batch, feeds it to the engine, fires due timers, writes what the engine
+ * has to send and delivers completion and asynchronous events. Whoever holds round_lock runs
+ * it: the progress thread, or an application thread polling an empty CQ.
  *
  * Memory orders: every atomic access spells its order, with the reason where it is not the
  * plain acquire/release of a flag that publishes data (docs/verbs.md "Threads and locks").
  *
  * The passive side of RDMA WRITE, READ and atomics needs nothing from the application: the
- * thread answers on its own, as a NIC would. */
+ * port answers on its own, as a NIC would. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,10 +30,6 @@
 
 #define UV_RXCAP (UROCE_MAX_DATAGRAM + 64)
 #define UV_SPIN_US_DEFAULT 0
-#define UV_APP_POLLING_NS 5000 /* an application that ran a round this recently polls */
-#define UV_NAP_MIN_NS 2000     /* the progress thread's naps while it does (nap) */
-#define UV_NAP_MAX_NS 250000  /* a packet that arrives as the application stops polling waits
-                                * at most this long: within a local ACK timeout of 6 (262 us) */
 #define UV_EXIT_WAIT_NS 10000000 /* how long exit waits for a round in progress (port_at_exit) */
 
 static pthread_mutex_t port_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -124,29 +113,6 @@ int uv_port_open(struct uv_device *dev, struct uv_port **out)
 	return err;
 }
 
-/* Writes the progress thread's doorbell: ends its sleep or its nap. */
-static void ring(struct uv_port *p)
-{
-	uint64_t one = 1;
-
-	if (write(p->doorbell, &one, sizeof(one)) < 0) {
-		/* an eventfd write fails only at 2^64 - 1 pending: the thread is awake */
-	}
-}
-
-/* The last context is closing: nobody else uses the port. stop is relaxed: it publishes
- * nothing, the doorbell written after it wakes the thread that reads it, and pthread_join
- * orders what follows. */
-static void port_stop(struct uv_port *p)
-{
-	if (!atomic_load_explicit(&p->running, memory_order_relaxed))
-		return;
-	atomic_store_explicit(&p->stop, true, memory_order_relaxed);
-	ring(p);
-	pthread_join(p->thread, NULL);
-	atomic_store_explicit(&p->running, false, memory_order_relaxed);
-}
-
 void uv_port_close(struct uv_port *p)
 {
 	pthread_mutex_lock(&port_mutex);
@@ -158,11 +124,10 @@ void uv_port_close(struct uv_port *p)
 	pthread_mutex_unlock(&port_mutex);
 
 	uv_port_flush(p);
-	port_stop(p);
+	uv_thread_stop(p);
+	uv_gsi_close(p);
 	if (p->io)
 		uroce_io_close(p->io);
-	if (p->doorbell >= 0)
-		close(p->doorbell);
 	uroce_dev_free(p->eng);
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->round_lock);
@@ -229,19 +194,6 @@ void uv_port_deliver(struct uv_port *p)
 	}
 }
 
-/* The next round takes the work in (send_pending: its acquire pairs with this store's
- * release), and the progress thread wakes if it sleeps (design.md: a doorbell only then).
- * seq_cst on both accesses here and on the thread's store of sleeping and load of posted
- * (progress_main): a store then a load on each side, so that either this call sees the thread
- * asleep and rings, or the thread sees posted and stays awake. Acquire and release would
- * allow both loads to miss both stores. */
-void uv_port_posted(struct uv_port *p)
-{
-	atomic_store_explicit(&p->posted, true, memory_order_seq_cst);
-	if (atomic_load_explicit(&p->sleeping, memory_order_seq_cst) && p->doorbell >= 0)
-		ring(p);
-}
-
 void uv_port_unlock_kick(struct uv_port *p)
 {
 	uv_port_deliver(p);
@@ -277,6 +229,19 @@ static void publish(struct uv_port *p)
 {
 	uroce_dev_publish(p->eng);
 	uv_port_deliver(p);
+	/* MADs QP1 just received: the next round hands them to the service and sends its
+	 * answers, the thread staying awake for it (the ACK rule holds for QP1 too). */
+	if (uv_gsi_pending(p))
+		uv_port_posted(p);
+}
+
+/* When the next round must run at the latest: the engine's timers and the MAD service's
+ * (the port lock held). */
+static uint64_t next_deadline(struct uv_port *p)
+{
+	uint64_t d = uroce_dev_next_deadline(p->eng), s = uv_gsi_deadline(p);
+
+	return s < d ? s : d;
 }
 
 /* The end of a write that made n packets (round_lock held, the port lock not): sends them,
@@ -299,10 +264,11 @@ static size_t write_and_send(struct uv_port *p, uint64_t now)
 	struct uroce_txbatch tx = {.pkts = p->bufs->tx, .max = UV_BATCH / 2};
 
 	pthread_mutex_lock(&p->lock);
+	uv_gsi_round(p, now);
 	uroce_dev_write_requests(p->eng, &tx, now);
 	tx.max = UV_BATCH;
 	uroce_dev_write(p->eng, &tx, now);
-	p->deadline = uroce_dev_next_deadline(p->eng);
+	p->deadline = next_deadline(p);
 	if (!tx.n)
 		publish(p);
 	pthread_mutex_unlock(&p->lock);
@@ -328,11 +294,11 @@ static size_t send_pending(struct uv_port *p)
  * arrival order, and the port lock is not held across the system calls, so posting never
  * waits for them. Posted work leaves before the receive call, so that it does not wait on
  * it. Returns the number of packets moved. */
-static size_t port_round(struct uv_port *p)
+size_t uv_port_round(struct uv_port *p)
 {
 	struct uv_bufs *b = p->bufs;
 	struct uroce_txbatch tx = {.pkts = b->tx, .max = UV_BATCH};
-	size_t moved = send_pending(p);
+	size_t moved = send_pending(p), mads;
 	uint64_t now;
 	int i, n;
 
@@ -347,16 +313,19 @@ static size_t port_round(struct uv_port *p)
 	pthread_mutex_lock(&p->lock);
 	for (i = 0; i < n; i++)
 		uroce_dev_recv(p->eng, &b->rx[i], now);
-	if (now >= p->deadline)
+	/* p->deadline may be the MAD service's: the engine's own timers are asked (cheap while
+	 * nothing moved them) before its scan runs. */
+	if (now >= p->deadline && now >= uroce_dev_next_deadline(p->eng))
 		uroce_dev_on_timer(p->eng, now);
+	mads = uv_gsi_round(p, now);
 	uroce_dev_write(p->eng, &tx, now);
-	p->deadline = uroce_dev_next_deadline(p->eng);
+	p->deadline = next_deadline(p);
 	if (!tx.n)
 		publish(p);
 	pthread_mutex_unlock(&p->lock);
 	if (tx.n)
 		send_and_publish(p, tx.n);
-	return moved + (size_t)n + tx.n;
+	return moved + (size_t)n + mads + tx.n;
 }
 
 void uv_port_flush(struct uv_port *p)
@@ -380,7 +349,7 @@ bool uv_port_poll(struct uv_port *p)
 	if (!atomic_load_explicit(&p->running, memory_order_acquire) ||
 	    pthread_mutex_trylock(&p->round_lock))
 		return false;
-	moved = port_round(p);
+	moved = uv_port_round(p);
 	atomic_store_explicit(&p->app_polled, uroce_udp_now(), memory_order_relaxed);
 	pthread_mutex_unlock(&p->round_lock);
 	return moved > 0;
@@ -415,119 +384,6 @@ __attribute__((destructor)) static void port_at_exit(void)
 		pthread_mutex_unlock(&p->round_lock);
 	}
 	pthread_mutex_unlock(&port_mutex);
-}
-
-/* ---- The thread ---- */
-
-/* Sleeps until the backend has something (a datagram, a held packet due), the doorbell rings
- * or the deadline passes. poll rather than an epoll set of the thread's own: poll's wait
- * entries exist only while the thread sleeps, whereas an epoll set holding the backend's
- * epoll descriptor stays hooked to it, and every datagram that arrived while the thread was
- * awake paid a nested epoll wake-up inside the sender's sendmsg (in a latency test on
- * loopback, the socket wake-up's share of sendmmsg's samples went from 6 % to 3 %). */
-static void sleep_until(struct uv_port *p, uint64_t deadline, uint64_t now)
-{
-	struct pollfd fds[2] = {{.fd = uroce_io_fd(p->io), .events = POLLIN},
-				{.fd = p->doorbell, .events = POLLIN}};
-	struct timespec ts, *tsp = NULL;
-	uint64_t v;
-
-	if (deadline != UROCE_NEVER) {
-		uint64_t d = deadline > now ? deadline - now : 0;
-		ts.tv_sec = (time_t)(d / 1000000000u);
-		ts.tv_nsec = (long)(d % 1000000000u);
-		tsp = &ts;
-	}
-	(void)ppoll(fds, 2, tsp, NULL);
-	if (read(p->doorbell, &v, sizeof(v)) < 0) {
-		/* EAGAIN: nobody rang */
-	}
-}
-
-/* While an application thread runs the rounds, the progress thread naps rather than
- * yields: two processes with two threads each on two CPUs would otherwise take turns on
- * the CPUs the application threads need, and a thread that yields to a spinning one waits
- * for the end of its time slice (milliseconds) before it runs again. A nap is not ended by
- * packets or posts (the application handles those), only by its timer, by the doorbell of
- * an application that arms a CQ (uv_port_end_nap: it is about to wait) and by a stop. It
- * bounds how long a packet that arrives just after the application stopped polling waits,
- * so it starts short and doubles while the application keeps polling (progress_main), up to
- * UV_NAP_MAX_NS: an application that polls without a break, as a latency test does, wakes
- * the thread four thousand times a second; one that polls its CQ for a
- * completion and then spins on memory for the peer's RDMA WRITE, as ib_write_lat does,
- * finds the thread on the socket within about UV_APP_POLLING_NS + UV_NAP_MIN_NS. */
-static void nap(struct uv_port *p, uint64_t ns)
-{
-	struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-	struct pollfd bell = {.fd = p->doorbell, .events = POLLIN};
-	uint64_t v;
-
-	/* napping is relaxed: a hint. An application that misses it lets the nap run out
-	 * (UV_NAP_MAX_NS at most), one that sees it late rings a doorbell the next sleep takes. */
-	atomic_store_explicit(&p->napping, true, memory_order_relaxed);
-	if (!atomic_load_explicit(&p->stop, memory_order_relaxed) &&
-	    ppoll(&bell, 1, &ts, NULL) > 0 && read(p->doorbell, &v, sizeof(v)) < 0) {
-		/* EAGAIN: another reader took it */
-	}
-	atomic_store_explicit(&p->napping, false, memory_order_relaxed);
-}
-
-void uv_port_end_nap(struct uv_port *p)
-{
-	if (atomic_load_explicit(&p->napping, memory_order_relaxed))
-		ring(p);
-}
-
-static void *progress_main(void *arg)
-{
-	struct uv_port *p = arg;
-	const uint64_t spin_ns = (uint64_t)p->spin_us * 1000u;
-	uint64_t now = uroce_udp_now(), last_busy = now, deadline, io_deadline;
-	uint64_t nap_ns = UV_NAP_MIN_NS;
-	size_t moved;
-
-	while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) { /* see port_stop */
-		/* An application polling its CQ runs the rounds itself: stay out of its way, but
-		 * keep watching, since it may stop polling at any time. Never wait on round_lock:
-		 * its holder would pay a futex wake for it. */
-		if (now - atomic_load_explicit(&p->app_polled, memory_order_relaxed) < UV_APP_POLLING_NS ||
-		    pthread_mutex_trylock(&p->round_lock)) {
-			nap(p, nap_ns);
-			if (nap_ns < UV_NAP_MAX_NS)
-				nap_ns *= 2;
-			now = uroce_udp_now();
-			continue;
-		}
-		nap_ns = UV_NAP_MIN_NS;
-		moved = port_round(p);
-		deadline = p->deadline;
-		io_deadline = uroce_io_next_deadline(p->io); /* the backend is round_lock's */
-		pthread_mutex_unlock(&p->round_lock);
-		now = uroce_udp_now();
-		if (moved) {
-			last_busy = now;
-			continue;
-		}
-		if (io_deadline < deadline)
-			deadline = io_deadline;
-		/* Keep polling for a while after traffic, and whenever a deadline is nearer than
-		 * an OS sleep is precise (facts.md section 6: 20-80 us). */
-		if (now - last_busy < spin_ns || (deadline != UROCE_NEVER && deadline - now < 100000)) {
-			if (now - last_busy >= 20000)
-				sched_yield();
-			continue;
-		}
-		/* Posting stores `posted`, then looks at `sleeping`; the thread stores `sleeping`,
-		 * then looks at `posted` (all four seq_cst, uv_port_posted): one of the two sees
-		 * the other, so nothing is left behind a sleep. Clearing `sleeping` is relaxed: a
-		 * poster that still sees it rings once more, and the next sleep takes that ring. */
-		atomic_store_explicit(&p->sleeping, true, memory_order_seq_cst);
-		if (!atomic_load_explicit(&p->posted, memory_order_seq_cst))
-			sleep_until(p, deadline, now);
-		atomic_store_explicit(&p->sleeping, false, memory_order_relaxed);
-		now = last_busy = uroce_udp_now();
-	}
-	return NULL;
 }
 
 static int resolve_neighbour(void *arg, const struct uroce_io_addr *dst, uint8_t mac[6])
@@ -653,7 +509,6 @@ static int open_udp(struct uv_port *p)
 
 int uv_port_start(struct uv_port *p)
 {
-	sigset_t all, old;
 	size_t i;
 	int err;
 
@@ -669,28 +524,13 @@ int uv_port_start(struct uv_port *p)
 	p->deadline = UROCE_NEVER;
 	if ((err = p->dev->xdp ? open_xdp(p) : open_udp(p)))
 		return err;
-	if ((p->doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
-		goto fail;
-
-	/* Signals are the application's: perftest's SIGALRM must not land in this thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&p->thread, NULL, progress_main, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		errno = err;
-		goto fail;
+	if ((err = uv_thread_start(p))) {
+		uroce_io_close(p->io);
+		p->io = NULL;
+		return err;
 	}
 	/* Release: pollers that see it running (acquire) use the backend and buffers set up
 	 * above without the port lock (uv_port_poll, uv_port_flush, port_at_exit). */
 	atomic_store_explicit(&p->running, true, memory_order_release);
 	return 0;
-fail:
-	err = errno ? errno : EAGAIN;
-	if (p->doorbell >= 0)
-		close(p->doorbell);
-	p->doorbell = -1;
-	uroce_io_close(p->io);
-	p->io = NULL;
-	return err;
 }
