@@ -178,11 +178,14 @@ int rdma_establish(struct rdma_cm_id *id)
 	return send_rtu(c);
 }
 
-/* ucma_valid_param. */
+/* ucma_valid_param: only RDMA_PS_TCP is checked; there, an id without a QP needs the
+ * parameters (its QPN), and the resources asked for must be the device's to give. */
 static int valid_param(const struct cma_id *c, const struct rdma_conn_param *p)
 {
-	if (c->id.ps != RDMA_PS_TCP || !p)
-		return c->id.ps == RDMA_PS_TCP && !c->id.qp && !p ? cma_ret(EINVAL) : 0;
+	if (c->id.ps != RDMA_PS_TCP)
+		return 0;
+	if (!p)
+		return c->id.qp ? 0 : cma_ret(EINVAL);
 	if (p->responder_resources != RDMA_MAX_RESP_RES &&
 	    p->responder_resources > c->dev->max_resp_res)
 		return cma_ret(EINVAL);
