@@ -330,6 +330,39 @@ static void test_ports(void **state)
 	cma_port_put(RDMA_PS_IB, r, &o1);
 }
 
+/* Socket addresses to the CM's and back: ports in network order, an IPv4-mapped IPv6 address
+ * taken as the IPv4 address (a GID's form), IPv6 kept. */
+static void test_addresses(void **state)
+{
+	struct sockaddr_in s4 = {.sin_family = AF_INET, .sin_port = htons(7471)};
+	struct sockaddr_in6 s6 = {.sin6_family = AF_INET6, .sin6_port = htons(18515)};
+	struct sockaddr_storage ss;
+	struct uroce_io_addr a;
+	uint16_t port;
+
+	(void)state;
+	inet_pton(AF_INET, "127.0.0.2", &s4.sin_addr);
+	cma_addr_from_sa(&a, &port, (struct sockaddr *)&s4);
+	assert_false(a.ipv6);
+	assert_int_equal(port, 7471);
+	assert_memory_equal(a.ip, "\x7f\0\0\x02", 4);
+	cma_sa_from_addr(&ss, &a, port);
+	assert_memory_equal(&ss, &s4, sizeof(s4));
+	inet_pton(AF_INET6, "::ffff:10.0.0.9", &s6.sin6_addr);
+	cma_addr_from_sa(&a, &port, (struct sockaddr *)&s6);
+	assert_false(a.ipv6);
+	assert_int_equal(port, 18515);
+	assert_memory_equal(a.ip, "\x0a\0\0\x09", 4);
+	inet_pton(AF_INET6, "fd00::2", &s6.sin6_addr);
+	cma_addr_from_sa(&a, NULL, (struct sockaddr *)&s6);
+	assert_true(a.ipv6);
+	assert_memory_equal(a.ip, &s6.sin6_addr, 16);
+	cma_sa_from_addr(&ss, &a, 18515);
+	assert_int_equal(ss.ss_family, AF_INET6);
+	assert_memory_equal(&((struct sockaddr_in6 *)&ss)->sin6_addr, &s6.sin6_addr, 16);
+	assert_int_equal(ntohs(((struct sockaddr_in6 *)&ss)->sin6_port), 18515);
+}
+
 static void test_ps(void **state)
 {
 	(void)state;
@@ -597,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_event_table),
 		cmocka_unit_test(test_ports),
 		cmocka_unit_test(test_ps),
+		cmocka_unit_test(test_addresses),
 		cmocka_unit_test_setup_teardown(test_connect_request_accept_disconnect, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_reject_private_data, setup, teardown),
