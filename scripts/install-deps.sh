@@ -14,6 +14,7 @@ packages=(
 	libbpf-dev libxdp-dev          # the AF_XDP backend: its XDP program and AF_XDP sockets
 	libnl-3-dev libnl-route-3-dev  # the host's addresses for the GID table (netlink)
 	libibverbs-dev                 # the verbs header the drop-in library stays ABI-compatible with
+	librdmacm-dev                  # the rdma_cm headers the drop-in librdmacm.so.1 stays ABI-compatible with
 	ibverbs-utils perftest         # unmodified verbs programs the interop tests run over uroce
 	rdmacm-utils qperf             # rdma_cm programs that must end with librdmacm's error
 	python3-pyverbs                # rdma-core's Python verbs, imported over uroce

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# rdma_cm programs over uroce's libibverbs.so.1 end with librdmacm's own error, not a crash.
+# rdma_cm programs with Debian's librdmacm over uroce's libibverbs.so.1 end with librdmacm's
+# own error, not a crash. (uroce's own librdmacm.so.1, beside libibverbs.so.1 in the build's
+# lib/, is left out here: tests/rdmacm run the same programs over it.)
 #
 # librdmacm talks to the kernel's rdma_cm through /dev/infiniband/rdma_cm, which a host
 # without an RDMA device does not have; before that, it calls ibv_get_sysfs_path (to read the
@@ -17,7 +19,13 @@ set -u
 . "$(dirname "$0")/../interop/lib.sh"
 [ -e /dev/infiniband/rdma_cm ] && { echo "this host has a kernel rdma_cm: skipped"; exit 77; }
 
-export LD_LIBRARY_PATH=$IC_LIBDIR
+# The build's libraries but uroce's librdmacm: Debian's is the one these programs load here.
+mkdir -p "$IC_TMP/lib"
+for f in "$IC_LIBDIR"/*.so*; do
+	case $(basename "$f") in librdmacm*) continue ;; esac
+	ln -s "$f" "$IC_TMP/lib/"
+done
+export LD_LIBRARY_PATH=$IC_TMP/lib
 [ -n "$IC_PRELOAD" ] && export LD_PRELOAD=$IC_PRELOAD
 # librdmacm's messages when rdma_create_event_channel fails (the programs word it their way).
 cm_error='failed to create RDMA CM event channel|rdma_create_event_channel failed'
