@@ -57,7 +57,7 @@ misuse()
 root=()
 [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
 ompi_ucx=(mpirun.openmpi "${root[@]}" --oversubscribe --mca pml ucx --mca osc ucx --mca btl self
-	-x LD_LIBRARY_PATH ${IC_PRELOAD:+-x LD_PRELOAD} -x UCX_NET_DEVICES=uroce0:1)
+	-x LD_LIBRARY_PATH ${IC_PRELOAD:+-x LD_PRELOAD="$IC_PRELOAD"} -x UCX_NET_DEVICES=uroce0:1)
 taken='^uroce: UDP port 4791 of 127\.0\.0\.1 is taken .*give this process another address with UROCE_IP'
 
 rank_hint='^uroce: this process is an MPI rank \((OMPI_COMM_WORLD_RANK|PMI_RANK) is set\): run each rank under tools/uroce-rank'

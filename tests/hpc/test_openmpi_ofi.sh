@@ -38,7 +38,7 @@ for np in 2 4; do
 	hpc_mpi_case "openmpi_ofi_rxd_np$np" $np -- mpirun.openmpi "${root[@]}" --oversubscribe \
 		-np $np --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include 'verbs;ofi_rxd' \
 		--mca osc pt2pt --mca btl self \
-		-x LD_LIBRARY_PATH ${IC_PRELOAD:+-x LD_PRELOAD} -x UROCE_RANK_IPS=127.0.0.1 \
+		-x LD_LIBRARY_PATH ${IC_PRELOAD:+-x LD_PRELOAD="$IC_PRELOAD"} -x UROCE_RANK_IPS=127.0.0.1 \
 		"$HPC_RANK" "$HPC_MPI_CHECK"
 done
 ic_finish

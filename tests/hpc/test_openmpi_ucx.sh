@@ -18,7 +18,7 @@ root=()
 for np in 2 4; do
 	hpc_mpi_case "openmpi_ucx_np$np" $np -- mpirun.openmpi "${root[@]}" --oversubscribe -np $np \
 		--mca pml ucx --mca osc ucx --mca btl self \
-		-x LD_LIBRARY_PATH ${IC_PRELOAD:+-x LD_PRELOAD} \
+		-x LD_LIBRARY_PATH ${IC_PRELOAD:+-x LD_PRELOAD="$IC_PRELOAD"} \
 		-x UCX_TLS=self,rc_v -x UCX_NET_DEVICES=uroce0:1 -x UROCE_RANK_IPS=127.0.0.1 \
 		"$HPC_RANK" "$HPC_MPI_CHECK"
 done

@@ -131,7 +131,13 @@ ic_cmd()
 	done
 	shift
 	IC_CMD=(timeout -k 5 "$IC_TIMEOUT" env LD_LIBRARY_PATH="$IC_LIBDIR")
-	[ -n "$IC_PRELOAD" ] && IC_CMD+=(LD_PRELOAD="$IC_PRELOAD")
+	# Open MPI's launcher gets no sanitizer runtime: its ranks get it from the command line
+	# (-x LD_PRELOAD=...). Open MPI 4.1's mpirun reads a freed buffer in its PMIx log path
+	# (orte_rml_oob_send_buffer_nb after orte_rml_send_callback freed it, under
+	# pmix_server_log_fn) whenever a rank reports an error, and AddressSanitizer stops it
+	# there, before it can pass the rank's failure on.
+	[ -n "$IC_PRELOAD" ] && [[ " $* " != *" mpirun.openmpi "* ]] &&
+		IC_CMD+=(LD_PRELOAD="$IC_PRELOAD")
 	IC_CMD+=("${envs[@]}")
 	# Line-buffered output, so that a program stopped by the timeout still shows how far it
 	# got (stdbuf appends its library to LD_PRELOAD: the ASan runtime stays first).
