@@ -3,7 +3,7 @@
 # The rdma_cm API of uroce's librdmacm.so.1 in one process (tests/rdmacm/rdmacm_api.c: address
 # info, devices, port spaces, EADDRINUSE, ADDR_ERROR for an unreachable address, REJECTED
 # without a listener, rdma_reject's private data, a connection with data and its
-# disconnection, ECE and rsocket refused), in a network namespace of its own.
+# disconnection, ECE and datagram rsockets refused), in a network namespace of its own.
 . "$(dirname "$0")/lib.sh"
 cm_enter
 prog=$UROCE_BUILD/tests/rdmacm_api
