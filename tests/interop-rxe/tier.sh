@@ -6,12 +6,14 @@
 # with 5 % loss. Boots the guests, runs the matrix, captures every phase on br-rxe and checks
 # it with `uroce-dump --flows` (check_capture.py), compares throughput with rxe-to-rxe, and
 # stops everything, on failure too. At MTU 1500 every case also runs with uroce on its AF_XDP
-# backend (xdp_phase). docs/interop.md explains the choices.
+# backend (xdp_phase), and rdma_cm programs connect uroce's librdmacm.so.1 with the guest's
+# kernel rdma_cm (rdmacm_phase). docs/interop.md explains the choices.
 #
 # Environment (set by tests/interop-rxe/CMakeLists.txt):
 #   UROCE_LIBDIR  uroce's libibverbs.so.1;  UROCE_BUILD  the build directory (uroce-dump; the
 #                 captures and logs go to $UROCE_BUILD/interop-rxe)
 #   UROCE_SHARED  ../shared (the rxe-vm tool);  RXE_VM_DIR  the tool's cache (/tmp/rxe-vm)
+#   RXE_TIER_PHASES  the phases to run, of "mtu1500 xdp rdmacm mtu9000" (the default: all)
 # Exits 77 (CTest: skipped) when the tool, root, /dev/net/tun or the guest images (QEMU,
 # debootstrap, the Debian mirror) cannot be had; 1 if any case or capture check failed.
 set -u
