@@ -4,8 +4,9 @@
 # rdma_cm over rxe in guest vm1 of ../shared/tools/rxe-vm, both directions: unmodified
 # rdmacm-utils and perftest -R on both sides. The guests must be up; tier.sh calls this.
 #
-# Usage: rdmacm.sh LIBDIR 4|6 [CASE...]   (no CASE: every case below; rxe_ucmatose runs
-#                                          ucmatose between vm1 and vm2, for the set-up time)
+# Usage: rdmacm.sh LIBDIR 4|6 [CASE[:DIR]...]   (no CASE: every case below, both directions;
+#        DIR u2r or r2u: only uroce->rxe or rxe->uroce; rxe_ucmatose runs ucmatose between vm1
+#        and vm2, for the set-up time)
 # Environment: RXE_MATRIX_TAG (words in front of every result line), RXE_MATRIX_ITERS
 # (ib_send_bw's iterations, default 200), RXE_VM_TOOL.
 # Prints "PASS|FAIL TAG CASE uroce->rxe|rxe->uroce (seconds)" per case and direction, with
@@ -49,7 +50,7 @@ def send_bw_cm '^ 65536 ' '^ 65536 ' \
 	"ib_send_bw -R @D -p @P -s 65536 -n $n" "ib_send_bw -R @D -p @P -s 65536 -n $n @S"
 [ $# -gt 0 ] || set -- "${names[@]}"
 
-host() { env LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" timeout 120 "$@"; }
+host() { env LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" timeout -k 3 120 "$@"; }
 
 # cmd NAME srv|cli SERVER_ADDR DEVICE_ARGS: the case's command line for that side.
 cmd() {
@@ -65,12 +66,13 @@ cmd() {
 guest_listening() { # guest_listening VM PORT
 	"$vm" exec "$1" "for i in \$(seq 100); do rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -qE ':$2( |\$)' && exit 0; sleep 0.1; done; exit 1" >/dev/null 2>&1
 }
-# uroce's listener is in the server process: it has bound UDP 4791 (its port, started by
-# rdma_bind_addr) just before rdma_listen.
+# uroce's listener is in the server process: it has bound UDP 4791 on the host's address
+# (its port, started by rdma_bind_addr) just before rdma_listen.
+case $fam in 4) port_addr=$host_ip:4791 ;; 6) port_addr=[$host_ip]:4791 ;; esac
 host_listening() {
 	local i
 	for i in $(seq 100); do
-		ss -lunH 'sport = :4791' | grep -q . && { sleep 0.3; return 0; }
+		ss -lunH | awk '{print $4}' | grep -qxF "$port_addr" && { sleep 0.3; return 0; }
 		sleep 0.1
 	done
 	return 1
@@ -121,10 +123,8 @@ to_host() { # to_host NAME
 	host_listening
 	"$vm" exec vm1 "timeout 120 $(cmd "$name" cli "$host_ip" "-d rxe0")" >"$tmp/c" 2>&1
 	rc=$?
-	if [ $rc -ne 0 ]; then
-		# a server whose client failed may wait forever for it
-		(sleep 5; kill $src 2>/dev/null) &
-	fi
+	# a server whose client failed may wait forever for it
+	[ $rc -eq 0 ] || { sleep 5; kill $src 2>/dev/null; }
 	wait $src
 	src_rc=$?
 	[ $rc -eq 0 ] && [ $src_rc -eq 0 ] && grep -q -- "${cmark[$name]}" "$tmp/c" &&
@@ -150,13 +150,14 @@ run() {
 	report $ok "$name" "$dir" $t0 "$note" "$why"
 }
 
-for name in "$@"; do
+for c in "$@"; do
+	name=${c%%:*} dir=${c#"$name"}
 	if [ "$name" = rxe_ucmatose ]; then
 		run "rxe->rxe" ucmatose to_guest ucmatose vm1 "$vm1_ip" vm2
 		continue
 	fi
 	[ -n "${srv[$name]:-}" ] || { echo "FAIL $tag $name: no such case"; failed=1; continue; }
-	run "uroce->rxe" "$name" to_guest "$name" vm1 "$vm1_ip"
-	run "rxe->uroce" "$name" to_host "$name"
+	[ "$dir" = :r2u ] || run "uroce->rxe" "$name" to_guest "$name" vm1 "$vm1_ip"
+	[ "$dir" = :u2r ] || run "rxe->uroce" "$name" to_host "$name"
 done
 exit $failed
