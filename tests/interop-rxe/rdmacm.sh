@@ -22,8 +22,8 @@ vm=${RXE_VM_TOOL:-$here/../../../shared/tools/rxe-vm/run.sh}
 # Unlike matrix.sh there is no TCP side channel: rdma_cm resolves and connects over the
 # family under test.
 case $fam in
-4) host_ip=198.18.10.1 vm1_ip=198.18.10.11 vm2_ip=198.18.10.12 ;;
-6) host_ip=fd00:198:18:10::1 vm1_ip=fd00:198:18:10::11 vm2_ip=fd00:198:18:10::12 ;;
+4) host_ip=198.18.10.1 vm1_ip=198.18.10.11 ;;
+6) host_ip=fd00:198:18:10::1 vm1_ip=fd00:198:18:10::11 ;;
 *) echo "usage: rdmacm.sh LIBDIR 4|6 [CASE...]"; exit 2 ;;
 esac
 "$vm" exec vm1 true >/dev/null 2>&1 || { echo "SKIP: guest vm1 is not up (run.sh up)"; exit 77; }
@@ -50,7 +50,12 @@ def send_bw_cm '^ 65536 ' '^ 65536 ' \
 	"ib_send_bw -R @D -p @P -s 65536 -n $n" "ib_send_bw -R @D -p @P -s 65536 -n $n @S"
 [ $# -gt 0 ] || set -- "${names[@]}"
 
-host() { env LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" timeout -k 3 120 "$@"; }
+# host COMMAND_LINE: runs it on the host over uroce's libraries; the line is split into words
+# on purpose (the cases are plain words), hence one unquoted argument.
+host() {
+	# shellcheck disable=SC2086
+	env LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" timeout -k 3 120 $1
+}
 
 # cmd NAME srv|cli SERVER_ADDR DEVICE_ARGS: the case's command line for that side.
 cmd() {
@@ -70,8 +75,8 @@ guest_listening() { # guest_listening VM PORT
 # (its port, started by rdma_bind_addr) just before rdma_listen.
 case $fam in 4) port_addr=$host_ip:4791 ;; 6) port_addr=[$host_ip]:4791 ;; esac
 host_listening() {
-	local i
-	for i in $(seq 100); do
+	local _
+	for _ in $(seq 100); do
 		ss -lunH | awk '{print $4}' | grep -qxF "$port_addr" && { sleep 0.3; return 0; }
 		sleep 0.1
 	done
@@ -104,7 +109,7 @@ to_guest() { # to_guest NAME SVM SERVER_ADDR [CVM]
 	if [ -n "$cvm" ]; then
 		"$vm" exec "$cvm" "timeout 120 $(cmd "$name" cli "$sa" "-d rxe0")" >"$tmp/c" 2>&1
 	else
-		host $(cmd "$name" cli "$sa" "-d uroce0 -u 16") >"$tmp/c" 2>&1
+		host "$(cmd "$name" cli "$sa" "-d uroce0 -u 16")" >"$tmp/c" 2>&1
 	fi
 	rc=$?
 	# a server whose client failed may wait forever for it
@@ -118,7 +123,7 @@ to_guest() { # to_guest NAME SVM SERVER_ADDR [CVM]
 to_host() { # to_host NAME
 	local name=$1 rc src src_rc
 	ok=0
-	host $(cmd "$name" srv "$host_ip" "-d uroce0 -u 16") >"$tmp/s" 2>&1 &
+	host "$(cmd "$name" srv "$host_ip" "-d uroce0 -u 16")" >"$tmp/s" 2>&1 &
 	src=$!
 	host_listening
 	"$vm" exec vm1 "timeout 120 $(cmd "$name" cli "$host_ip" "-d rxe0")" >"$tmp/c" 2>&1

@@ -299,6 +299,8 @@ cm_matrix() { # cm_matrix FAMILY clean|loss CASE...
 }
 cm_capture_check() { # cm_capture_check NAME
 	capture_stop "$1" || return
+	# one -e per field of check_cm.FIELDS_ORDER, split into words on purpose
+	# shellcheck disable=SC2046
 	"$dump" -q -r "$out/$1.pcap" -T fields -E separator=, $(python3 -c '
 import sys; sys.path.insert(0, sys.argv[1]); import check_cm
 print(" ".join("-e " + f for f in check_cm.FIELDS_ORDER))' "$here") >"$out/$1.fields.csv" ||
@@ -307,18 +309,18 @@ print(" ".join("-e " + f for f in check_cm.FIELDS_ORDER))' "$here") >"$out/$1.fi
 	[ "${PIPESTATUS[0]}" = 0 ] || failed=1
 }
 rdmacm_phase() {
-	local fam t0=$SECONDS
+	local fam cases up t0=$SECONDS
 	[ "$booted" = 1500 ] || boot 1500 1024 || return
 	for fam in 4 6; do
 		capture_start ipv$fam-rdmacm-clean
-		local cases=cm_cases$fam
-		cm_matrix $fam clean ${!cases} rxe_ucmatose
+		if [ $fam = 4 ]; then cases=$cm_cases4; else cases=$cm_cases6; fi
+		cm_matrix $fam clean $cases rxe_ucmatose
 		cm_capture_check ipv$fam-rdmacm-clean
 	done
 	capture_start ipv4-rdmacm-loss
 	loss_on all
 	RXE_MATRIX_ITERS=5 cm_matrix 4 loss $cm_loss_cases
-	local up=$(dropped egress)
+	up=$(dropped egress)
 	loss_off
 	echo "rdmacm loss ipv4: uroce's packets dropped on br-rxe's egress: $up"
 	[ -z "$host_loss" ] || [ "$up" -gt 0 ] || fail "ipv4 rdmacm loss: the loss did not act on uroce's side"
