@@ -6,12 +6,14 @@
 # with 5 % loss. Boots the guests, runs the matrix, captures every phase on br-rxe and checks
 # it with `uroce-dump --flows` (check_capture.py), compares throughput with rxe-to-rxe, and
 # stops everything, on failure too. At MTU 1500 every case also runs with uroce on its AF_XDP
-# backend (xdp_phase). docs/interop.md explains the choices.
+# backend (xdp_phase), and rdma_cm programs connect uroce's librdmacm.so.1 with the guest's
+# kernel rdma_cm (rdmacm_phase). docs/interop.md explains the choices.
 #
 # Environment (set by tests/interop-rxe/CMakeLists.txt):
 #   UROCE_LIBDIR  uroce's libibverbs.so.1;  UROCE_BUILD  the build directory (uroce-dump; the
 #                 captures and logs go to $UROCE_BUILD/interop-rxe)
 #   UROCE_SHARED  ../shared (the rxe-vm tool);  RXE_VM_DIR  the tool's cache (/tmp/rxe-vm)
+#   RXE_TIER_PHASES  the phases to run, of "mtu1500 xdp rdmacm mtu9000" (the default: all)
 # Exits 77 (CTest: skipped) when the tool, root, /dev/net/tun or the guest images (QEMU,
 # debootstrap, the Debian mirror) cannot be had; 1 if any case or capture check failed.
 set -u
@@ -48,6 +50,7 @@ echo "guest images ready in $((SECONDS - t0)) s (cached in ${RXE_VM_DIR:-/tmp/rx
 
 failed=0
 cap_pid=
+booted=
 cleanup() {
 	[ -n "$cap_pid" ] && kill -INT "$cap_pid" 2>/dev/null && wait "$cap_pid" 2>/dev/null
 	nft delete table netdev uroce_rxe_loss 2>/dev/null
@@ -63,6 +66,7 @@ fail() { echo "FAIL $*"; failed=1; }
 # uroce's port both report the path MTU.
 boot() {
 	local t0=$SECONDS h g
+	booted=
 	"$vm" down >/dev/null 2>&1
 	if ! RXE_VM_MTU=$1 "$vm" up >"$out/up-$1.log" 2>&1; then
 		fail "boot at MTU $1: the guests did not come up"
@@ -73,6 +77,7 @@ boot() {
 	g=$("$vm" exec vm1 "ibv_devinfo -d rxe0" | awk '/active_mtu/{print $2}')
 	echo "guests up at MTU $1 in $((SECONDS - t0)) s; active MTU: uroce0 on br-rxe $h, rxe0 $g"
 	[ "$h" = "$2" ] && [ "$g" = "$2" ] || { fail "boot at MTU $1: active MTU uroce $h, rxe $g, expected $2"; return 1; }
+	booted=$1
 }
 
 # capture_start NAME [INTERFACE]: captures on br-rxe, or INTERFACE, into NAME.pcap.
@@ -83,8 +88,8 @@ capture_start() {
 	for i in $(seq 50); do [ -s "$out/$1.pcap" ] && break; sleep 0.1; done
 }
 
-# capture_check NAME clean|loss MTU [--host-loss]: stops the capture and checks it.
-capture_check() {
+# capture_stop NAME: stops the capture; fails (1) if dumpcap dropped packets.
+capture_stop() {
 	kill -INT "$cap_pid" 2>/dev/null
 	wait "$cap_pid" 2>/dev/null
 	cap_pid=
@@ -92,8 +97,13 @@ capture_check() {
 	dropped=$(sed -n 's/.*received\/dropped on interface .*: [0-9]*\/\([0-9]*\) .*/\1/p' "$out/$1.dumpcap.log")
 	if [ "${dropped:-x}" != 0 ]; then
 		fail "capture $1: dumpcap dropped ${dropped:-an unknown number of} packets: $(tail -1 "$out/$1.dumpcap.log")"
-		return
+		return 1
 	fi
+}
+
+# capture_check NAME clean|loss MTU [--host-loss]: stops the capture and checks it.
+capture_check() {
+	capture_stop "$1" || return
 	"$dump" -q -r "$out/$1.pcap" --flows=json >"$out/$1.flows.json" &&
 		"$dump" -q -r "$out/$1.pcap" --flows >"$out/$1.flows.txt" ||
 		{ fail "capture $1: uroce-dump failed"; return; }
@@ -265,9 +275,73 @@ xdp_phase() {
 	done
 }
 
-mtu_phase 1500 1024 "$all_cases" "$loss_cases" "$request_loss_cases"
-xdp_phase
-mtu_phase 9000 4096 "$mtu4k_cases" "$mtu4k_loss_cases" "$mtu4k_request_loss_cases"
+# rdmacm_phase: rdma_cm between uroce's librdmacm.so.1 and the guest's kernel rdma_cm
+# (rdmacm.sh), on the guests at MTU 1500: every case over IPv4 and IPv6, clean, with ucmatose
+# between vm1 and vm2 for the set-up time next to uroce's; then the cases that can end under
+# loss over IPv4 with 5 % loss on both sides (CM MADs included). Each run under a capture of its own, checked
+# by check_cm.py: CM MADs both ways on QP1, the connections' data, every ICRC, the set-up times.
+# perftest 4.5 resolves its -R peer as AF_INET only ("Address family for hostname not
+# supported" on both sides), so ib_send_bw -R runs over IPv4 alone, and with uroce as the
+# server only: perftest's client connects twice, and uroce's second REQ can reach the emulated
+# guest before perftest's server listens again (REJ "invalid service ID"; docs/interop.md).
+# rping runs clean only: its client sends one DREQ and exits, and neither CM resends the DREQ
+# of a destroyed id (Linux's cm_destroy_id cancels it; uroce's CM ends with its process), so
+# when the loss takes it, rping's server waits for ever, whichever side it is on.
+cm_cases4="rping ucmatose udaddy send_bw_cm:r2u"
+cm_cases6="rping ucmatose udaddy"
+cm_loss_cases="ucmatose send_bw_cm:r2u"
+cm_matrix() { # cm_matrix FAMILY clean|loss CASE...
+	local fam=$1 mode=$2
+	shift 2
+	RXE_MATRIX_TAG="ipv$fam rdmacm $mode" RXE_VM_TOOL=$vm bash "$here/rdmacm.sh" "$lib" "$fam" "$@" |
+		tee -a "$out/results.txt"
+	[ "${PIPESTATUS[0]}" = 0 ] || failed=1
+}
+cm_capture_check() { # cm_capture_check NAME
+	capture_stop "$1" || return
+	# one -e per field of check_cm.FIELDS_ORDER, split into words on purpose
+	# shellcheck disable=SC2046
+	"$dump" -q -r "$out/$1.pcap" -T fields -E separator=, $(python3 -c '
+import sys; sys.path.insert(0, sys.argv[1]); import check_cm
+print(" ".join("-e " + f for f in check_cm.FIELDS_ORDER))' "$here") >"$out/$1.fields.csv" ||
+		{ fail "capture $1: uroce-dump failed"; return; }
+	python3 "$here/check_cm.py" "$out/$1.fields.csv" "$1" | tee -a "$out/setup.txt" || failed=1
+	[ "${PIPESTATUS[0]}" = 0 ] || failed=1
+}
+rdmacm_phase() {
+	local fam cases up down t0=$SECONDS
+	[ "$booted" = 1500 ] || boot 1500 1024 || return
+	for fam in 4 6; do
+		capture_start ipv$fam-rdmacm-clean
+		if [ $fam = 4 ]; then cases=$cm_cases4; else cases=$cm_cases6; fi
+		cm_matrix $fam clean $cases rxe_ucmatose
+		cm_capture_check ipv$fam-rdmacm-clean
+	done
+	capture_start ipv4-rdmacm-loss
+	loss_on all
+	RXE_MATRIX_ITERS=5 cm_matrix 4 loss $cm_loss_cases
+	# uroce mostly acknowledges here, so few of its packets are at risk: the loss must have
+	# acted on rxe's (netem's count in vm1); uroce's count is shown
+	up=$(dropped egress)
+	down=$("$vm" exec vm1 "tc -s qdisc show dev eth0" | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -1)
+	loss_off
+	echo "rdmacm loss ipv4: packets dropped: uroce's $up (br-rxe's egress), rxe's ${down:-none} (netem in vm1)"
+	[ "${down:-0}" -gt 0 ] || fail "ipv4 rdmacm loss: the loss did not act on rxe's side"
+	cm_capture_check ipv4-rdmacm-loss
+	echo "rdmacm phase: $((SECONDS - t0)) s"
+}
+
+# RXE_TIER_PHASES selects phases (default: all, in this order), e.g. "rdmacm" alone.
+phases=${RXE_TIER_PHASES:-mtu1500 xdp rdmacm mtu9000}
+for phase in $phases; do
+	case $phase in
+	mtu1500) mtu_phase 1500 1024 "$all_cases" "$loss_cases" "$request_loss_cases" ;;
+	xdp) [ "$booted" = 1500 ] || boot 1500 1024 && xdp_phase ;;
+	rdmacm) rdmacm_phase ;;
+	mtu9000) mtu_phase 9000 4096 "$mtu4k_cases" "$mtu4k_loss_cases" "$mtu4k_request_loss_cases" ;;
+	*) fail "RXE_TIER_PHASES: no phase $phase" ;;
+	esac
+done
 "$vm" down >/dev/null 2>&1
 
 pass=$(grep -c '^PASS' "$out/results.txt" 2>/dev/null)
