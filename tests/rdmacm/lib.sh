@@ -60,7 +60,7 @@ cm_wait_bound()
 
 cm_pair()
 {
-	local name=$1 sre=$2 cre=$3 envs=() srv=() cli=() spid cpid src crc i problems
+	local name=$1 sre=$2 cre=$3 envs=() srv=() cli=() spid cpid src crc i problems lingered
 	local s="$IC_TMP/$name.server" c="$IC_TMP/$name.client" t0=$SECONDS
 	shift 3
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
@@ -90,9 +90,17 @@ cm_pair()
 		ic_alive "$spid" || break
 		sleep 0.1
 	done
-	ic_alive "$spid" && kill "$spid"
+	lingered=
+	if ic_alive "$spid"; then
+		kill "$spid"
+		[ -n "${CM_LINGER:-}" ] && [ "$crc" = 0 ] && lingered=1
+	fi
 	wait "$spid"
 	src=$?
+	if [ -n "$lingered" ]; then
+		echo "note: $name: the server still waited for its disconnections 30 s after the client ended ($CM_LINGER); stopped"
+		src=0
+	fi
 	problems=$( {
 		ic_check_output "$name" server "$s" "$src" none
 		ic_check_output "$name" client "$c" "$crc" none
