@@ -26,27 +26,8 @@
 #include <string.h>
 #include <time.h>
 
-static int fails;
+#include "check.h"
 
-#define CHECK(name, cond, ...)                                  \
-	do {                                                    \
-		if (cond) {                                     \
-			printf("ok %s\n", name);                \
-		} else {                                        \
-			printf("FAIL %s: ", name);              \
-			printf(__VA_ARGS__);                    \
-			printf("\n");                           \
-			fails++;                                \
-		}                                               \
-	} while (0)
-
-static struct sockaddr_in sin4(const char *ip, uint16_t port)
-{
-	struct sockaddr_in s = {.sin_family = AF_INET, .sin_port = htons(port)};
-
-	inet_pton(AF_INET, ip, &s.sin_addr);
-	return s;
-}
 
 /* The next event, within 20 s (never a hang). */
 static struct rdma_cm_event *next_event(struct rdma_event_channel *ch)

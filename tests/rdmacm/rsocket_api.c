@@ -23,29 +23,10 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "check.h"
+
 enum { BIG = 1 << 20 };
 
-static int fails;
-
-#define CHECK(name, cond, ...)                                  \
-	do {                                                    \
-		if (cond) {                                     \
-			printf("ok %s\n", name);                \
-		} else {                                        \
-			printf("FAIL %s: ", name);              \
-			printf(__VA_ARGS__);                    \
-			printf("\n");                           \
-			fails++;                                \
-		}                                               \
-	} while (0)
-
-static struct sockaddr_in sin4(const char *ip, uint16_t port)
-{
-	struct sockaddr_in s = {.sin_family = AF_INET, .sin_port = htons(port)};
-
-	inet_pton(AF_INET, ip, &s.sin_addr);
-	return s;
-}
 
 static uint8_t pattern(size_t i, unsigned seed)
 {
