@@ -346,6 +346,8 @@ done
 
 pass=$(grep -c '^PASS' "$out/results.txt" 2>/dev/null)
 fails=$(grep -c '^FAIL' "$out/results.txt" 2>/dev/null)
+# CI shows the head and the tail of a long log: the failures are repeated here, at its end
+[ "${fails:-0}" = 0 ] || { echo "the failures:"; grep -A8 '^FAIL' "$out/results.txt"; }
 echo "interop-rxe: ${pass:-0} cases passed, ${fails:-0} failed; captures and logs in $out; $((SECONDS - t_start)) s"
 [ "${pass:-0}" -gt 0 ] || failed=1
 exit $failed
