@@ -58,6 +58,45 @@ cm_wait_bound()
 	return 1
 }
 
+# cm_client_ns COMMAND...: runs the command in the client's network namespace, that of the
+# process CM_CLIENT_NS (a pid) when set (cm_two_hosts), else in the test's own.
+cm_client_ns()
+{
+	if [ -n "${CM_CLIENT_NS:-}" ]; then
+		nsenter -t "$CM_CLIENT_NS" -n -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# cm_two_hosts ADDR_A/LEN ADDR_B/LEN...: a second network namespace, "host B", joined to the
+# test's ("host A") by a veth pair; each address pair goes to A's end and B's end (IPv6 ones
+# without duplicate address detection). Sets CM_CLIENT_NS to B's holder process, so that
+# cm_pair runs its clients on B. B's namespace ends with the test (ic_cleanup kills its holder).
+cm_two_hosts()
+{
+	local holder i dad
+	ic_need util-linux nsenter
+	unshare --net -- sleep infinity &
+	holder=$!
+	IC_PIDS+=("$holder")
+	for ((i = 0; i < 50; i++)); do
+		[ "$(readlink /proc/$holder/ns/net)" != "$(readlink /proc/$$/ns/net)" ] && break
+		sleep 0.05
+	done
+	ip link add cm-a type veth peer name cm-b netns "/proc/$holder/ns/net" &&
+		ip link set cm-a up && nsenter -t "$holder" -n -- ip link set lo up &&
+		nsenter -t "$holder" -n -- ip link set cm-b up ||
+		{ echo "FAIL: cannot join the two namespaces with a veth pair"; exit 1; }
+	while [ $# -ge 2 ]; do
+		case $1 in *:*) dad=nodad ;; *) dad= ;; esac
+		ip addr add "$1" dev cm-a $dad && nsenter -t "$holder" -n -- ip addr add "$2" dev cm-b $dad ||
+			{ echo "FAIL: cannot add $1 and $2"; exit 1; }
+		shift 2
+	done
+	CM_CLIENT_NS=$holder
+}
+
 cm_pair()
 {
 	local name=$1 sre=$2 cre=$3 envs=() srv=() cli=() spid cpid src crc i problems lingered
@@ -81,7 +120,7 @@ cm_pair()
 	fi
 	sleep 0.5 # from the bind to the listen
 	ic_cmd UROCE_IP=$CM_C "${envs[@]}" -- "${cli[@]}"
-	"${IC_CMD[@]}" >"$c" 2>&1 </dev/null &
+	cm_client_ns "${IC_CMD[@]}" >"$c" 2>&1 </dev/null &
 	cpid=$!
 	IC_PIDS+=("$cpid")
 	wait "$cpid"
