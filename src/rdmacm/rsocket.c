@@ -2,15 +2,22 @@
 /* The rsocket API (rdma/rsocket.h) for stream sockets: a byte stream over an RC QP set up
  * with this library's own rdma_* calls, speaking rdma-core 44's rsocket protocol
  * (librdmacm/rsocket.c, v44.0; the facts used are cited where they are used, and listed in
- * docs/rdmacm.md "rsocket"). Datagram rsockets and the iomap calls are not implemented and
- * fail with ENOSYS.
+ * docs/rdmacm.md "rsocket"). Datagram rsockets are not implemented and fail with ENOSYS.
  *
  * The protocol in short: each side owns a receive buffer (rbuf) that the peer fills with
  * RDMA WRITE WITH IMMEDIATE, the immediate carrying the operation and the length. The
  * receiver hands out its rbuf half by half: the first half in the connect private data, the
  * next ones by an RDMA WRITE of an SGE into the sender's "target SGL" (2 entries), with an
  * RS_OP_SGL immediate that also returns message credits. One message consumes one credit
- * (one receive WR at the peer). */
+ * (one receive WR at the peer).
+ *
+ * The iomap calls (riomap, riowrite): a socket asks for RDMA_IOMAPSIZE slots before it
+ * connects; they follow its target SGL in the same registered memory, and the peer learns
+ * of them from RS_CONN_FLAG_IOMAP and target_iomap_size in the connect private data. riomap
+ * with PROT_WRITE registers a buffer and writes its struct rs_iomap {u64 offset; struct
+ * rs_sge} into a free slot of the peer's (RS_OP_IOMAP_SGL immediate); riowrite then writes
+ * straight into the peer's buffer with plain RDMA WRITEs (no immediate, no message at the
+ * peer: the application watches its memory). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -23,6 +30,7 @@
 #include <time.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <rdma/rdma_cma.h>
@@ -49,7 +57,7 @@ enum {
 
 /* The immediate: op in the top 3 bits, data (length, credits, control code) in the other
  * 29 (rs_msg_set). The ops and control codes in their enum order. */
-enum { RS_OP_DATA = 0, RS_OP_SGL = 4, RS_OP_IOMAP_SGL = 6, RS_OP_CTRL = 7 };
+enum { RS_OP_DATA = 0, RS_OP_WRITE = 2, RS_OP_SGL = 4, RS_OP_IOMAP_SGL = 6, RS_OP_CTRL = 7 };
 enum { RS_CTRL_DISCONNECT = 0, RS_CTRL_KEEPALIVE = 1, RS_CTRL_SHUTDOWN = 2 };
 #define RS_MSG(op, data) ((uint32_t)(op) << 29 | (uint32_t)(data))
 #define RS_MSG_OP(m) ((m) >> 29)
@@ -59,18 +67,37 @@ enum { RS_CTRL_DISCONNECT = 0, RS_CTRL_KEEPALIVE = 1, RS_CTRL_SHUTDOWN = 2 };
  * version 1, flags, credits (be16), 3 reserved bytes, target_iomap_size, then two struct
  * rs_sge {u64 addr; u32 key; u32 length} in network order: the target SGL and the first
  * half of the data buffer. RS_CONN_FLAG_NET says the sender is big-endian: the SGEs it
- * writes later with RS_OP_SGL are in its own byte order. */
+ * writes later with RS_OP_SGL (and the iomaps with RS_OP_IOMAP_SGL) are in its own byte
+ * order. RS_CONN_FLAG_IOMAP says its iomap slots (target_iomap_size of them, a count in
+ * rs_value_to_scale's 8-bit form) follow its target SGL. */
 enum {
 	RS_CONN_DATA_LEN = 40,
 	RS_CONN_VERSION = 1,
 	RS_CONN_FLAG_NET = 1 << 0,
+	RS_CONN_FLAG_IOMAP = 1 << 1,
 	RS_SGE_LEN = 16,
+	RS_IOMAP_LEN = 24, /* struct rs_iomap: u64 offset, then a struct rs_sge */
+	RS_OLAP_START_SIZE = 2048, /* riowrite's first transfer, doubled up to RS_MAX_TRANSFER */
 };
 
 struct rs_sge {
 	uint64_t addr;
 	uint32_t key;
 	uint32_t length;
+};
+
+struct rs_iomap {
+	uint64_t offset;
+	struct rs_sge sge;
+};
+
+/* A buffer of ours mapped by riomap: slot >= 0 is the peer's iomap slot it was written to
+ * (PROT_WRITE), -1 a local mapping (PROT_NONE). */
+struct rs_map {
+	struct ibv_mr *mr;
+	uint64_t offset;
+	int slot;
+	bool pending; /* not yet written to the peer's slot */
 };
 
 /* state bits */
@@ -101,9 +128,18 @@ struct rs {
 	struct ibv_mr *smr;
 	uint8_t *rbuf;
 	struct ibv_mr *rmr;
-	struct rs_sge *target_sgl; /* written by the peer */
+	struct rs_sge *target_sgl; /* written by the peer; target_iomap follows it */
 	struct ibv_mr *tmr;
 	bool swap_sgl;
+
+	/* iomaps: ours in the peer's slots, the peer's in ours */
+	uint16_t target_iomap_size; /* our slots (RDMA_IOMAPSIZE) */
+	struct rs_iomap *target_iomap;
+	struct rs_sge remote_iomap; /* the peer's slots: address, key, count */
+	struct rs_map *maps;
+	int nmaps;
+	struct rs_iomap *iomap_out; /* one staging entry per peer slot, registered as omr */
+	struct ibv_mr *omr;
 
 	/* sending */
 	uint16_t sseq_no, sseq_comp; /* messages sent; the peer allows up to sseq_comp */
@@ -191,6 +227,7 @@ static struct rs *rs_alloc(int domain, const struct rs *parent)
 		rs->sq_size = parent->sq_size;
 		rs->rq_size = parent->rq_size;
 		rs->sq_inline = parent->sq_inline;
+		rs->target_iomap_size = parent->target_iomap_size;
 		rs->opt_keepalive = parent->opt_keepalive;
 		rs->opt_nodelay = parent->opt_nodelay;
 	} else {
@@ -232,6 +269,12 @@ static void rs_free(struct rs *rs)
 		ibv_dereg_mr(rs->rmr);
 	if (rs->tmr)
 		ibv_dereg_mr(rs->tmr);
+	for (int i = 0; i < rs->nmaps; i++)
+		ibv_dereg_mr(rs->maps[i].mr);
+	free(rs->maps);
+	if (rs->omr)
+		ibv_dereg_mr(rs->omr);
+	free(rs->iomap_out);
 	free(rs->sbuf);
 	free(rs->rbuf);
 	free(rs->target_sgl);
@@ -278,6 +321,7 @@ static int rs_create_ep(struct rs *rs)
 	struct ibv_context *verbs = rs->id->verbs;
 	struct ibv_qp_init_attr qa;
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	size_t tlen;
 
 	if (rs->sbuf_size < RS_SNDLOWAT * 2)
 		rs->sbuf_size = RS_SNDLOWAT * 2;
@@ -312,7 +356,8 @@ static int rs_create_ep(struct rs *rs)
 
 	rs->sbuf = calloc(1, rs->sbuf_size + RS_QP_CTRL_SIZE * RS_SGE_LEN);
 	rs->rbuf = calloc(1, rs->rbuf_size);
-	rs->target_sgl = calloc(RS_SGL_SIZE, sizeof(struct rs_sge));
+	tlen = RS_SGL_SIZE * sizeof(struct rs_sge) + rs->target_iomap_size * sizeof(struct rs_iomap);
+	rs->target_sgl = calloc(1, tlen);
 	rs->rmsg = calloc((size_t)rs->rq_size + 1, sizeof(*rs->rmsg));
 	if (!rs->sbuf || !rs->rbuf || !rs->target_sgl || !rs->rmsg) {
 		errno = ENOMEM;
@@ -321,7 +366,9 @@ static int rs_create_ep(struct rs *rs)
 	rs->smr = ibv_reg_mr(rs->id->pd, rs->sbuf, rs->sbuf_size + RS_QP_CTRL_SIZE * RS_SGE_LEN,
 			     IBV_ACCESS_LOCAL_WRITE);
 	rs->rmr = ibv_reg_mr(rs->id->pd, rs->rbuf, rs->rbuf_size, acc);
-	rs->tmr = ibv_reg_mr(rs->id->pd, rs->target_sgl, RS_SGL_SIZE * sizeof(struct rs_sge), acc);
+	rs->tmr = ibv_reg_mr(rs->id->pd, rs->target_sgl, tlen, acc);
+	if (rs->target_iomap_size)
+		rs->target_iomap = (struct rs_iomap *)(rs->target_sgl + RS_SGL_SIZE);
 	if (!rs->smr || !rs->rmr || !rs->tmr)
 		return -1;
 
@@ -338,14 +385,26 @@ static int rs_create_ep(struct rs *rs)
 	return 0;
 }
 
+/* rdma-core's rs_value_to_scale / rs_scale_to_value with 8 bits: counts up to 128 as they
+ * are, larger ones as (value >> 8) with the top bit set, i.e. in steps of 256. */
+static int value_to_scale(int v)
+{
+	return v <= 128 ? v : 128 | (v >> 8);
+}
+
+static int scale_to_value(int v)
+{
+	return v <= 128 ? v : (v & ~128) << 8;
+}
+
 static void rs_format_conn_data(const struct rs *rs, uint8_t *p)
 {
 	memset(p, 0, RS_CONN_DATA_LEN);
 	p[0] = RS_CONN_VERSION;
-	/* flags: little-endian host (no RS_CONN_FLAG_NET), no RS_CONN_FLAG_IOMAP (riomap is not
-	 * implemented); target_iomap_size 0 */
-	p[1] = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? RS_CONN_FLAG_NET : 0;
+	/* rdma-core's rs_format_conn_data: RS_CONN_FLAG_IOMAP always, the slots may be 0 */
+	p[1] = RS_CONN_FLAG_IOMAP | (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? RS_CONN_FLAG_NET : 0);
 	put_be16(p + 2, rs->rq_size);
+	p[7] = (uint8_t)value_to_scale(rs->target_iomap_size);
 	put_be64(p + 8, (uintptr_t)rs->target_sgl);
 	put_be32(p + 16, rs->tmr->rkey);
 	put_be32(p + 20, RS_SGL_SIZE);
@@ -376,6 +435,12 @@ static int rs_save_conn_data(struct rs *rs, const void *data, uint8_t len)
 		errno = EPROTO;
 		return -1;
 	}
+	if (p[1] & RS_CONN_FLAG_IOMAP) {
+		/* rdma-core's rs_save_conn_data: the slots follow the peer's target SGL */
+		rs->remote_iomap.addr = rs->remote_sgl.addr + RS_SGE_LEN * (uint64_t)rs->remote_sgl.length;
+		rs->remote_iomap.length = (uint32_t)scale_to_value(p[7]);
+		rs->remote_iomap.key = rs->remote_sgl.key;
+	}
 	return 0;
 }
 
@@ -392,8 +457,13 @@ static int rs_post_write(struct rs *rs, uint32_t msg, uint64_t laddr, uint32_t l
 	wr.wr_id = msg;
 	wr.sg_list = len ? &sge : NULL;
 	wr.num_sge = len ? 1 : 0;
-	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-	wr.imm_data = htobe32(msg);
+	/* riowrite's RS_OP_WRITE is a plain RDMA WRITE: nothing for the peer to receive */
+	if (RS_MSG_OP(msg) == RS_OP_WRITE) {
+		wr.opcode = IBV_WR_RDMA_WRITE;
+	} else {
+		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+		wr.imm_data = htobe32(msg);
+	}
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
 	ret = ibv_post_send(rs->id->qp, &wr, &bad);
@@ -492,7 +562,7 @@ static void rs_on_recv(struct rs *rs, uint32_t msg)
 			rs->rmsg_tail = 0;
 		break;
 	}
-	default: /* RS_OP_IOMAP_SGL: nothing to do without riowrite */
+	default: /* RS_OP_IOMAP_SGL: the peer wrote one of our iomap slots, nothing to do */
 		break;
 	}
 }
@@ -501,8 +571,12 @@ static void rs_on_send(struct rs *rs, uint32_t msg)
 {
 	switch (RS_MSG_OP(msg)) {
 	case RS_OP_DATA:
+	case RS_OP_WRITE:
 		rs->sqe_avail++;
 		rs->sbuf_avail += RS_MSG_DATA(msg);
+		break;
+	case RS_OP_IOMAP_SGL: /* from iomap_out, not the sbuf */
+		rs->sqe_avail++;
 		break;
 	case RS_OP_CTRL:
 		if (RS_MSG_DATA(msg) == RS_CTRL_DISCONNECT)
@@ -862,6 +936,8 @@ static bool nonblocking(const struct rs *rs, int flags)
 	return (rs->fd_flags & O_NONBLOCK) || (flags & MSG_DONTWAIT);
 }
 
+static int rs_send_iomaps(struct rs *rs, bool nonblock);
+
 ssize_t rsend(int s, const void *b, size_t n, int f)
 {
 	struct rs *rs = rs_get(s);
@@ -874,6 +950,9 @@ ssize_t rsend(int s, const void *b, size_t n, int f)
 		errno = ENOTCONN;
 		return -1;
 	}
+	/* rdma-core's rsend: the mappings made since go first */
+	if (rs_send_iomaps(rs, nonblocking(rs, f)))
+		return -1;
 	while (left) {
 		struct rs_sge *t;
 		uint32_t x;
@@ -1314,6 +1393,20 @@ int rsetsockopt(int s, int level, int name, const void *v, socklen_t l)
 		rs->sq_inline = (uint16_t)(val > 0xFFFF ? 0xFFFF : val);
 		return 0;
 	}
+	if (level == SOL_RDMA && name == RDMA_IOMAPSIZE) {
+		/* slots for the peer's riomap: rounded as the connect private data will carry
+		 * them (rdma-core's rsetsockopt), taken into account when the socket connects */
+		int n;
+
+		memcpy(&n, v, sizeof(n));
+		if (n < 0 || n > 0xFFFF) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (!rs->cq)
+			rs->target_iomap_size = (uint16_t)scale_to_value(value_to_scale(n) & 0xFF);
+		return 0;
+	}
 	memcpy(&val, v, sizeof(val));
 	if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_RCVBUF)) {
 		/* rdma-core's rsetsockopt: the buffer is twice the value, before it exists */
@@ -1359,6 +1452,8 @@ int rgetsockopt(int s, int level, int name, void *v, socklen_t *l)
 		val = rs->rq_size;
 	} else if (level == SOL_RDMA && name == RDMA_INLINE) {
 		val = rs->sq_inline;
+	} else if (level == SOL_RDMA && name == RDMA_IOMAPSIZE) {
+		val = rs->target_iomap_size;
 	} else {
 		o = int_opt(rs, level, name);
 		if (!o) {
@@ -1395,36 +1490,203 @@ int rfcntl(int s, int cmd, ...)
 	}
 }
 
-/* ---- not implemented: docs/rdmacm.md "rsocket" ---- */
+/* ---- iomaps ---- */
 
+/* Write every pending mapping into its slot of the peer's (rdma-core's rs_send_iomaps): an
+ * RDMA WRITE WITH IMMEDIATE RS_OP_IOMAP_SGL, which takes a message credit like data. */
+static int rs_send_iomaps(struct rs *rs, bool nonblock)
+{
+	for (int i = 0; i < rs->nmaps; i++) {
+		struct rs_map *m = &rs->maps[i];
+		struct rs_iomap *o;
+
+		if (!m->pending)
+			continue;
+		if (!can_send(rs) && rs_process(rs, nonblock, conn_can_send))
+			return -1;
+		if (!(rs->state & ST_WRITABLE)) {
+			errno = ECONNRESET;
+			return -1;
+		}
+		o = &rs->iomap_out[m->slot];
+		o->offset = m->offset;
+		o->sge.addr = (uintptr_t)m->mr->addr;
+		o->sge.length = (uint32_t)m->mr->length;
+		o->sge.key = m->mr->rkey;
+		if (rs->swap_sgl) {
+			o->offset = __builtin_bswap64(o->offset);
+			o->sge.addr = __builtin_bswap64(o->sge.addr);
+			o->sge.length = __builtin_bswap32(o->sge.length);
+			o->sge.key = __builtin_bswap32(o->sge.key);
+		}
+		rs->sseq_no++;
+		rs->sqe_avail--;
+		if (rs_post_write(rs, RS_MSG(RS_OP_IOMAP_SGL, (uint32_t)m->slot), (uintptr_t)o,
+				  RS_IOMAP_LEN, rs->omr->lkey,
+				  rs->remote_iomap.addr + (uint64_t)m->slot * RS_IOMAP_LEN,
+				  rs->remote_iomap.key)) {
+			rs_lost(rs, errno);
+			return -1;
+		}
+		m->pending = false;
+	}
+	return 0;
+}
+
+static bool slot_used(const struct rs *rs, int slot)
+{
+	for (int i = 0; i < rs->nmaps; i++)
+		if (rs->maps[i].slot == slot)
+			return true;
+	return false;
+}
+
+/* riomap (rdma-core's semantics): PROT_WRITE maps the buffer into a free slot of the
+ * peer's, written before the next rsend or riowrite; PROT_NONE only registers it. An offset
+ * of -1 maps it at its own address. Overlapping offsets are not checked, as in rdma-core. */
 off_t riomap(int s, void *b, size_t n, int prot, int f, off_t off)
 {
-	(void)s;
-	(void)b;
-	(void)n;
-	(void)prot;
+	struct rs *rs = rs_get(s);
+	struct rs_map *maps, m = { .slot = -1 };
+	int acc = IBV_ACCESS_LOCAL_WRITE;
+
 	(void)f;
-	(void)off;
-	errno = ENOSYS;
-	return -1;
+	if (!rs)
+		return -1;
+	if (!rs->id || !rs->id->pd || (prot & ~PROT_WRITE)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (prot & PROT_WRITE) {
+		for (m.slot = 0; m.slot < (int)rs->remote_iomap.length && slot_used(rs, m.slot); m.slot++)
+			;
+		if (m.slot == (int)rs->remote_iomap.length) {
+			errno = ENOMEM; /* the peer has no free slot: rdma-core says ENOMEM too */
+			return -1;
+		}
+		if (!rs->iomap_out) {
+			rs->iomap_out = calloc(rs->remote_iomap.length, sizeof(*rs->iomap_out));
+			if (!rs->iomap_out) {
+				errno = ENOMEM;
+				return -1;
+			}
+			rs->omr = ibv_reg_mr(rs->id->pd, rs->iomap_out,
+					     rs->remote_iomap.length * sizeof(*rs->iomap_out), 0);
+			if (!rs->omr) {
+				free(rs->iomap_out);
+				rs->iomap_out = NULL;
+				return -1;
+			}
+		}
+		acc |= IBV_ACCESS_REMOTE_WRITE;
+		m.pending = true;
+	}
+	maps = realloc(rs->maps, (size_t)(rs->nmaps + 1) * sizeof(*maps));
+	if (!maps) {
+		errno = ENOMEM;
+		return -1;
+	}
+	rs->maps = maps;
+	m.mr = ibv_reg_mr(rs->id->pd, b, n, acc);
+	if (!m.mr)
+		return -1;
+	m.offset = off == -1 ? (uint64_t)(uintptr_t)b : (uint64_t)off;
+	rs->maps[rs->nmaps++] = m;
+	return (off_t)m.offset;
 }
 
+/* The peer is not told (as in rdma-core): its slot keeps pointing at a region that is no
+ * longer registered, so that its next riowrite there fails its connection. */
 int riounmap(int s, void *b, size_t n)
 {
-	(void)s;
-	(void)b;
-	(void)n;
-	errno = ENOSYS;
+	struct rs *rs = rs_get(s);
+
+	if (!rs)
+		return -1;
+	for (int i = 0; i < rs->nmaps; i++) {
+		if (rs->maps[i].mr->addr == b && rs->maps[i].mr->length == n) {
+			ibv_dereg_mr(rs->maps[i].mr);
+			rs->maps[i] = rs->maps[--rs->nmaps];
+			return 0;
+		}
+	}
+	errno = EINVAL;
 	return -1;
 }
 
+/* The peer's mapping that holds offset, as the peer last wrote it. */
+static const struct rs_iomap *find_iomap(const struct rs *rs, uint64_t off, struct rs_iomap *copy)
+{
+	for (unsigned i = 0; i < rs->target_iomap_size; i++) {
+		memcpy(copy, &rs->target_iomap[i], sizeof(*copy));
+		if (copy->sge.length && off >= copy->offset && off - copy->offset < copy->sge.length)
+			return copy;
+	}
+	return NULL;
+}
+
+/* riowrite (rdma-core's): up to n bytes into the peer's mapping at offset off, through the
+ * sbuf like rsend, in transfers that start at 2 KiB and double up to RS_MAX_TRANSFER. Stops
+ * at the end of a mapping or where no mapping is; returns the bytes written, or -1 when
+ * none could be. */
 size_t riowrite(int s, const void *b, size_t n, off_t off, int f)
 {
-	(void)s;
-	(void)b;
-	(void)n;
-	(void)off;
-	(void)f;
-	errno = ENOSYS;
-	return 0;
+	struct rs *rs = rs_get(s);
+	const uint8_t *p = b;
+	uint64_t o = (uint64_t)off;
+	uint32_t olen = RS_OLAP_START_SIZE;
+	size_t left = n;
+	struct rs_iomap iom;
+	bool err = false;
+
+	if (!rs)
+		return (size_t)-1;
+	if (!(rs->state & ST_WAS_CONNECTED)) {
+		errno = ENOTCONN;
+		return (size_t)-1;
+	}
+	if (rs_send_iomaps(rs, nonblocking(rs, f)))
+		return (size_t)-1;
+	while (left) {
+		uint32_t x;
+
+		if (!find_iomap(rs, o, &iom))
+			break;
+		if (!can_send(rs) && rs_process(rs, nonblocking(rs, f), conn_can_send)) {
+			err = true;
+			break;
+		}
+		if (!(rs->state & ST_WRITABLE)) {
+			errno = ECONNRESET;
+			err = true;
+			break;
+		}
+		x = left > olen ? olen : (uint32_t)left;
+		if (olen < RS_MAX_TRANSFER)
+			olen <<= 1;
+		if (x > rs->sbuf_avail)
+			x = rs->sbuf_avail;
+		if (x > rs->sbuf_size - rs->sbuf_off)
+			x = rs->sbuf_size - rs->sbuf_off;
+		if (x > iom.offset + iom.sge.length - o)
+			x = (uint32_t)(iom.offset + iom.sge.length - o);
+		memcpy(rs->sbuf + rs->sbuf_off, p, x);
+		rs->sqe_avail--;
+		rs->sbuf_avail -= x;
+		if (rs_post_write(rs, RS_MSG(RS_OP_WRITE, x), (uintptr_t)(rs->sbuf + rs->sbuf_off), x,
+				  rs->smr->lkey, iom.sge.addr + (o - iom.offset), iom.sge.key)) {
+			rs_lost(rs, errno);
+			err = true;
+			break;
+		}
+		rs->sbuf_off += x;
+		if (rs->sbuf_off == rs->sbuf_size)
+			rs->sbuf_off = 0;
+		p += x;
+		o += x;
+		left -= x;
+	}
+	if (err && left == n)
+		return (size_t)-1;
+	return n - left;
 }

@@ -36,7 +36,7 @@ port=$((7500 + RANDOM % 500 * 20))
 # client's command. @S is the server's address, @P the port. rping verifies every ping's data
 # (-V); ucmatose makes 4 connections on one listener and sends on each; udaddy resolves the
 # peer's QPN and Q_Key by SIDR and sends UD datagrams (its port is fixed, 7174); ib_send_bw -R
-# connects its RC QP through rdma_cm.
+# connects its RC QP through rdma_cm; rstream and riostream below.
 declare -A cmark smark srv cli
 names=()
 def() { names+=("$1"); cmark[$1]=$2; smark[$1]=$3; srv[$1]=$4; cli[$1]=$5; }
@@ -45,6 +45,13 @@ def rping 'ping data: rdma-ping-19: ' 'server ping data: rdma-ping-19: ' \
 def ucmatose '^test complete' '^test complete' \
 	"ucmatose -b @S -p @P -c 4" "ucmatose -s @S -p @P -c 4"
 def udaddy '^test complete' '^test complete' "udaddy -b @S" "udaddy -s @S"
+# rstream and riostream: rsockets in rdma-core's protocol against rdma-core's own, 100
+# transfers of 64 KiB each way with data verification (riostream's by riowrite into the
+# peer's riomap)
+for r in rstream riostream; do
+	def $r '^custom +64k +100 ' '^custom +64k +100 ' "$r -b @S -p @P -T v -S 65536 -C 100" \
+		"$r -s @S -p @P -T v -S 65536 -C 100"
+done
 n=${RXE_MATRIX_ITERS:-200}
 def send_bw_cm '^ 65536 ' '^ 65536 ' \
 	"ib_send_bw -R @D -p @P -s 65536 -n $n" "ib_send_bw -R @D -p @P -s 65536 -n $n @S"
@@ -114,8 +121,8 @@ to_guest() { # to_guest NAME SVM SERVER_ADDR [CVM]
 	rc=$?
 	# a server whose client failed may wait forever for it
 	"$vm" exec "$svm" "rxe-wait s$port $([ $rc -eq 0 ] && echo 60 || echo 5)" >"$tmp/s" 2>&1
-	[ $rc -eq 0 ] && grep -q "^rxe-exit=0" "$tmp/s" && grep -q -- "${cmark[$name]}" "$tmp/c" &&
-		grep -q -- "${smark[$name]}" "$tmp/s" && ok=1
+	[ $rc -eq 0 ] && grep -q "^rxe-exit=0" "$tmp/s" && grep -Eq -- "${cmark[$name]}" "$tmp/c" &&
+		grep -Eq -- "${smark[$name]}" "$tmp/s" && ok=1
 	why="client exit $rc, server $(grep -o 'rxe-exit=[0-9]*' "$tmp/s")"
 }
 
@@ -132,8 +139,8 @@ to_host() { # to_host NAME
 	[ $rc -eq 0 ] || { sleep 5; kill $src 2>/dev/null; }
 	wait $src
 	src_rc=$?
-	[ $rc -eq 0 ] && [ $src_rc -eq 0 ] && grep -q -- "${cmark[$name]}" "$tmp/c" &&
-		grep -q -- "${smark[$name]}" "$tmp/s" && ok=1
+	[ $rc -eq 0 ] && [ $src_rc -eq 0 ] && grep -Eq -- "${cmark[$name]}" "$tmp/c" &&
+		grep -Eq -- "${smark[$name]}" "$tmp/s" && ok=1
 	why="client exit $rc, server exit $src_rc"
 }
 

@@ -10,8 +10,14 @@
  *    POLLOUT at once;
  *  - 1 MiB each way (rwritev/rreadv, rsend/rrecv), every byte checked, the server reading
  *    through rpoll on a nonblocking socket;
+ *  - iomaps (both sides ask for 2 slots with RDMA_IOMAPSIZE; 1000 rounds to 768 as in
+ *    rdma-core): the server maps 64 KiB at offset 4096 with riomap and says so by rsend; the
+ *    client riowrites 64 KiB there (checked byte by byte by the server after the client's
+ *    next message), and 0 bytes where nothing is mapped; the server's third riomap finds no
+ *    free slot (ENOMEM), PROT_READ is EINVAL, riounmap of what is not mapped EINVAL;
  *  - the client's rclose: the server's rpoll reports POLLHUP, rrecv 0 (end of stream), rsend
  *    EPIPE. */
+#include <sys/mman.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +31,7 @@
 
 #include "check.h"
 
-enum { BIG = 1 << 20 };
+enum { BIG = 1 << 20, WIN = 1 << 16, WIN_OFF = 4096, SLOTS = 2 };
 
 
 static uint8_t pattern(size_t i, unsigned seed)
@@ -47,6 +53,68 @@ static const char *ip_of(const struct sockaddr_in *s, char *buf)
 	return inet_ntop(AF_INET, &s->sin_addr, buf, INET_ADDRSTRLEN);
 }
 
+static void ask_slots(int s)
+{
+	int n = SLOTS, got;
+	socklen_t len = sizeof(got);
+
+	CHECK("RDMA_IOMAPSIZE", !rsetsockopt(s, SOL_RDMA, RDMA_IOMAPSIZE, &n, sizeof(n)) &&
+	      !rgetsockopt(s, SOL_RDMA, RDMA_IOMAPSIZE, &got, &len) && got == SLOTS,
+	      "errno %d, %d slots", errno, got);
+}
+
+/* The server's end of the iomap checks (the header comment). */
+static void server_iomap(int s, uint8_t *win)
+{
+	static uint8_t other[2][64];
+	char msg[6];
+	off_t o;
+	int r;
+
+	memset(win, 0, WIN);
+	o = riomap(s, win, WIN, PROT_WRITE, 0, WIN_OFF);
+	CHECK("riomap", o == WIN_OFF, "ret %jd errno %d", (intmax_t)o, errno);
+	CHECK("rsend mapped", rsend(s, "mapped", 6, 0) == 6, "errno %d", errno);
+	r = (int)rrecv(s, msg, 6, MSG_WAITALL);
+	CHECK("rrecv wrote", r == 6 && !memcmp(msg, "wrote!", 6), "ret %d errno %d", r, errno);
+	CHECK("64 KiB in by the peer's riowrite", !mismatches(win, WIN, 3), "%zu wrong",
+	      mismatches(win, WIN, 3));
+	o = riomap(s, other[0], 64, PROT_WRITE, 0, -1);
+	CHECK("riomap at the buffer's address", o == (off_t)(uintptr_t)other[0], "ret %jd errno %d",
+	      (intmax_t)o, errno);
+	errno = 0;
+	o = riomap(s, other[1], 64, PROT_WRITE, 0, 0);
+	CHECK("riomap with no free slot ENOMEM", o == -1 && errno == ENOMEM, "ret %jd errno %d",
+	      (intmax_t)o, errno);
+	errno = 0;
+	o = riomap(s, other[1], 64, PROT_READ, 0, 0);
+	CHECK("riomap PROT_READ EINVAL", o == -1 && errno == EINVAL, "ret %jd errno %d",
+	      (intmax_t)o, errno);
+	CHECK("riounmap", !riounmap(s, win, WIN) && !riounmap(s, other[0], 64), "errno %d", errno);
+	errno = 0;
+	r = riounmap(s, win, WIN);
+	CHECK("riounmap of nothing EINVAL", r == -1 && errno == EINVAL, "ret %d errno %d", r, errno);
+}
+
+/* The client's end: write the server's window once it is mapped. */
+static void client_iomap(int s, uint8_t *buf)
+{
+	char msg[6];
+	size_t w;
+	int r;
+
+	r = (int)rrecv(s, msg, 6, MSG_WAITALL);
+	CHECK("rrecv mapped", r == 6 && !memcmp(msg, "mapped", 6), "ret %d errno %d", r, errno);
+	for (size_t i = 0; i < WIN; i++)
+		buf[i] = pattern(i, 3);
+	w = riowrite(s, buf, WIN, WIN_OFF, 0);
+	CHECK("riowrite 64 KiB", w == WIN, "ret %zd errno %d", (ssize_t)w, errno);
+	w = riowrite(s, buf, 16, WIN_OFF + WIN, 0);
+	CHECK("riowrite where nothing is mapped: 0 bytes", w == 0, "ret %zd errno %d", (ssize_t)w,
+	      errno);
+	CHECK("rsend wrote", rsend(s, "wrote!", 6, 0) == 6, "errno %d", errno);
+}
+
 static int server(uint16_t port, uint8_t *buf)
 {
 	struct sockaddr_in a = sin4("127.0.0.1", port), peer, self;
@@ -63,6 +131,7 @@ static int server(uint16_t port, uint8_t *buf)
 	CHECK("SO_REUSEADDR", !rsetsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)),
 	      "errno %d", errno);
 	CHECK("rbind", !rbind(l, (struct sockaddr *)&a, sizeof(a)), "errno %d", errno);
+	ask_slots(l); /* the accepted socket inherits them */
 	CHECK("rlisten", !rlisten(l, 4), "errno %d", errno);
 	CHECK("listener O_NONBLOCK", !rfcntl(l, F_SETFL, O_NONBLOCK) &&
 	      rfcntl(l, F_GETFL) == O_NONBLOCK, "errno %d", errno);
@@ -120,6 +189,7 @@ static int server(uint16_t port, uint8_t *buf)
 		buf[i] = pattern(i, 2);
 	r = (int)rsend(s, buf, BIG, 0);
 	CHECK("1 MiB out by rsend", r == BIG, "ret %d errno %d", r, errno);
+	server_iomap(s, buf);
 
 	/* the client closes after reading */
 	p = (struct pollfd){.fd = s, .events = POLLIN};
@@ -152,6 +222,11 @@ static int client(uint16_t port, uint8_t *buf)
 	len = sizeof(v);
 	CHECK("SO_RCVBUF doubled", !rgetsockopt(s, SOL_SOCKET, SO_RCVBUF, &v, &len) && v == 131072,
 	      "%d", v);
+	v = 1000;
+	len = sizeof(v);
+	CHECK("RDMA_IOMAPSIZE 1000 is 768", !rsetsockopt(s, SOL_RDMA, RDMA_IOMAPSIZE, &v, sizeof(v)) &&
+	      !rgetsockopt(s, SOL_RDMA, RDMA_IOMAPSIZE, &v, &len) && v == 768, "%d", v);
+	ask_slots(s);
 	CHECK("rconnect", !rconnect(s, (struct sockaddr *)&a, sizeof(a)), "errno %d", errno);
 	len = sizeof(peer);
 	CHECK("rgetpeername", !rgetpeername(s, (struct sockaddr *)&peer, &len) &&
@@ -178,6 +253,7 @@ static int client(uint16_t port, uint8_t *buf)
 	}
 	CHECK("1 MiB in by rreadv", got == BIG && !mismatches(buf, BIG, 2), "%zu bytes, %zu wrong",
 	      got, mismatches(buf, got, 2));
+	client_iomap(s, buf);
 	CHECK("rclose", !rclose(s), "errno %d", errno);
 	return 0;
 }
