@@ -1668,8 +1668,8 @@ size_t riowrite(int s, const void *b, size_t n, off_t off, int f)
 			x = rs->sbuf_avail;
 		if (x > rs->sbuf_size - rs->sbuf_off)
 			x = rs->sbuf_size - rs->sbuf_off;
-		if (x > iom.offset + iom.sge.length - o)
-			x = (uint32_t)(iom.offset + iom.sge.length - o);
+		if (x > iom.sge.length - (o - iom.offset)) /* find_iomap: o - offset < length */
+			x = (uint32_t)(iom.sge.length - (o - iom.offset));
 		memcpy(rs->sbuf + rs->sbuf_off, p, x);
 		rs->sqe_avail--;
 		rs->sbuf_avail -= x;
