@@ -53,8 +53,11 @@ if cm_wait_bound "$spid" $CM_S; then
 		ic_fail no_listener "exit $rc, no RDMA_CM_EVENT_REJECTED"
 		ic_show client "$IC_TMP/nolistener.client"
 	fi
-	# A second server on 127.0.0.1 port 7473.
-	ic_cmd UROCE_IP=$CM_S -- rping -s -a $CM_S -p 7473 -C 1
+	# A second server on 127.0.0.1 port 7473. ucmatose, not rping: rping starts its event
+	# thread before it binds, and on this error path destroys the channel that the thread
+	# may not have started waiting on yet, so the thread can pass rdma_get_cm_event a freed
+	# channel (rping's race, as with rdma-core's library; AddressSanitizer reports it).
+	ic_cmd UROCE_IP=$CM_S -- ucmatose -b $CM_S -p 7473 -c 1
 	"${IC_CMD[@]}" >"$IC_TMP/inuse.server" 2>&1 </dev/null
 	rc=$?
 	if [ $rc != 0 ] && [ $rc != 124 ] && grep -q 'Address already in use' "$IC_TMP/inuse.server"; then
