@@ -8,8 +8,8 @@
 #  - `-p 'verbs;ofi_rxm' -e rdm`: reliable datagrams of the ofi_rxm utility provider over
 #    those RC endpoints, connected on demand.
 # The verbs provider offers FI_EP_MSG only on an RDMA device that holds the address of a
-# non-loopback interface named by FI_VERBS_IFACE (prov/verbs/src/verbs_info.c
-# vrb_getifaddrs skips IFF_LOOPBACK), so the test's namespace gets a veth pair, ofi0 / ofi1
+# non-loopback interface (prov/verbs/src/verbs_info.c vrb_getifaddrs skips IFF_LOOPBACK;
+# FI_VERBS_IFACE=ofi0 keeps it to ofi0), so the test's namespace gets a veth pair, ofi0 / ofi1
 # (dummy links are not in every kernel), with 10.11.0.1 and 10.11.0.2 on ofi0: the server
 # on the first, the client on the second (each uroce process owns its address). Their
 # RoCEv2 packets go from one local address to another, through lo, where they are captured.

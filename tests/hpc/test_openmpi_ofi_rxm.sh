@@ -7,12 +7,12 @@
 # (tests/hpc/lib.sh hpc_mpi_case).
 #
 # The verbs provider offers FI_EP_MSG only on an RDMA device that holds the address of a
-# non-loopback interface named by FI_VERBS_IFACE (verbs_info.c vrb_getifaddrs skips
-# IFF_LOOPBACK), and each uroce process owns its own address, so the ranks cannot be on
-# 127.0.0.x as in the other MPI tests: the namespace gets a veth pair ofi0 / ofi1 with
-# 10.11.0.1 to 10.11.0.4 on ofi0, rank r takes 10.11.0.(r+1) (tools/uroce-rank) and its
-# provider looks at ofi0 only. The ranks' packets go between local addresses, through lo,
-# where they are captured.
+# non-loopback interface (verbs_info.c vrb_getifaddrs skips IFF_LOOPBACK; FI_VERBS_IFACE,
+# when set, names the interface), and each uroce process owns its own address, so the ranks
+# cannot be on 127.0.0.x as in the other MPI tests: the namespace gets a veth pair ofi0 /
+# ofi1 with 10.11.0.1 to 10.11.0.4 on ofi0, rank r takes 10.11.0.(r+1) (tools/uroce-rank)
+# and its provider looks at ofi0 only (FI_VERBS_IFACE=ofi0). The ranks' packets go between
+# local addresses, through lo, where they are captured.
 . "$(dirname "$0")/../interop/lib.sh"
 . "$(dirname "$0")/lib.sh"
 ic_need openmpi-bin mpirun.openmpi
