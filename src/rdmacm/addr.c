@@ -7,8 +7,8 @@
 #include <ifaddrs.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
-#include <string.h>
 #include <net/if.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
