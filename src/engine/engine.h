@@ -32,7 +32,12 @@
 #define UROCE_MAX_INLINE 512       /* max_inline_data limit */
 #define UROCE_MAX_SGE 32           /* max_send_sge / max_recv_sge limit */
 #define UROCE_MAX_WR 16384         /* queue depth limit */
-#define UROCE_MAX_CQE 65536        /* CQ depth limit */
+/* CQ depth limit: an RDMA NIC's (mlx5's max_cqe, (1 << log_max_cq_sz) - 1, is 2^22 - 1 on
+ * ConnectX NICs). libfabric's ofi_rxm sizes its verbs CQ for the whole job, 4096 + 128 x
+ * FI_UNIVERSE_SIZE (1024 by default: rxm_ep.c rxm_ep_msg_cq_open, RXM_MSG_SRX_SIZE,
+ * RXM_MSG_RXTX_SIZE), so 65536 failed it. The ring is allocated with the CQ: 56 bytes and a
+ * 4-byte counter per entry, rounded up to a power of two (rxm's: 15 MiB). */
+#define UROCE_MAX_CQE 4194303
 /* Multicast limits, Linux rxe's but for the groups (rxe_param.h: 8192 groups, 56 QPs per
  * group, 0x70000 attachments): a group costs the UDP backend a socket, a descriptor. */
 #define UROCE_MAX_MCAST_GRP 256          /* groups with attached QPs, per device */

@@ -4,18 +4,21 @@
  * with rtnetlink RTM_GETROUTE; the path built locally, cma_resolve_iboe_route). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "priv.h"
 
-/* Asks the kernel for its route to dst: the output interface and preferred source.
+/* Asks the kernel for its route to dst: the output interface, preferred source and whether
+ * dst is an address of this host (RTN_LOCAL: the route goes through lo).
  * 0, or a negative errno (the kernel's answer, e.g. -ENETUNREACH). */
 static int get_route(const struct uroce_io_addr *dst, int *oif, struct uroce_io_addr *prefsrc,
-		     bool *has_src)
+		     bool *has_src, bool *local)
 {
 	struct {
 		struct nlmsghdr nh;
@@ -58,6 +61,7 @@ static int get_route(const struct uroce_io_addr *dst, int *oif, struct uroce_io_
 		goto out;
 	}
 	*has_src = false;
+	*local = false;
 	*oif = 0;
 	for (struct nlmsghdr *nh = &resp.nh; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
 		if (nh->nlmsg_type == NLMSG_ERROR) {
@@ -70,6 +74,8 @@ static int get_route(const struct uroce_io_addr *dst, int *oif, struct uroce_io_
 		if (nh->nlmsg_type != RTM_NEWROUTE || nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
 			continue;
 		int len = (int)RTM_PAYLOAD(nh);
+
+		*local = ((const struct rtmsg *)NLMSG_DATA(nh))->rtm_type == RTN_LOCAL;
 		for (rta = RTM_RTA(NLMSG_DATA(nh)); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
 			if (rta->rta_type == RTA_OIF && RTA_PAYLOAD(rta) >= sizeof(int))
 				memcpy(oif, RTA_DATA(rta), sizeof(int));
@@ -88,20 +94,53 @@ out:
 	return err;
 }
 
+/* The index of the interface that holds addr, 0 if none does. */
+static int ifindex_of_addr(const struct uroce_io_addr *addr)
+{
+	struct ifaddrs *ifs, *ifa;
+	int index = 0;
+
+	if (getifaddrs(&ifs))
+		return 0;
+	for (ifa = ifs; ifa && !index; ifa = ifa->ifa_next) {
+		const struct sockaddr *sa = ifa->ifa_addr;
+
+		if (!sa || sa->sa_family != (addr->ipv6 ? AF_INET6 : AF_INET))
+			continue;
+		if (addr->ipv6 ? !memcmp(&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+					 addr->ip, 16)
+			       : !memcmp(&((const struct sockaddr_in *)(const void *)sa)->sin_addr,
+					 addr->ip, 4))
+			index = (int)if_nametoindex(ifa->ifa_name);
+	}
+	freeifaddrs(ifs);
+	return index;
+}
+
 int cma_route_source(const struct uroce_io_addr *dst, struct uroce_io_addr *src,
 		     uint8_t *hop_limit)
 {
 	struct uroce_io_addr pref;
-	bool has_src;
+	bool has_src, local;
 	int oif, err;
 
 	*hop_limit = UROCE_CM_DEFAULT_HOP_LIMIT; /* the route's (ip4_dst_hoplimit): 64 */
-	err = get_route(dst, &oif, &pref, &has_src);
+	err = get_route(dst, &oif, &pref, &has_src, &local);
 	if (err)
 		return err;
 	if (has_src && cma_dev_of_addr(&pref, NULL)) {
 		*src = pref;
 		return 0;
+	}
+	/* A destination on this host is routed through lo, and Linux's addr.c then takes the
+	 * interface that holds the destination instead (rdma_set_src_addr_rcu:
+	 * rdma_find_ndev_for_src_ip_rcu of dst_in), so the source is a GID on that interface:
+	 * 10.11.0.2 for 10.11.0.1 when both are on one veth (tests/hpc/test_fi_pingpong.sh). */
+	if (local) {
+		int dev_if = ifindex_of_addr(dst);
+
+		if (dev_if)
+			oif = dev_if;
 	}
 	/* The kernel's preferred source is not a uroce address (a process owns only its
 	 * UROCE_IP ones): any GID of this IP version on the route's interface will do, as the

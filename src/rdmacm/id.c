@@ -122,8 +122,22 @@ static bool is_any(const struct uroce_io_addr *a)
 	return !memcmp(a->ip, zero, a->ipv6 ? 16 : 4);
 }
 
+/* 127.0.0.0/8 (RFC 1122 3.2.1.3) or ::1 (RFC 4291 2.5.3). */
+static bool is_loopback(const struct uroce_io_addr *a)
+{
+	static const uint8_t one[16] = {[15] = 1};
+
+	return a->ipv6 ? !memcmp(a->ip, one, 16) : a->ip[0] == 127;
+}
+
 /* Binds c to addr (its port 0: an ephemeral one), as cma_bind_addr: the device is the one
- * with that address among its GIDs, none for a wildcard address. */
+ * with that address among its GIDs, none for a wildcard address. Linux's rdma_bind_addr
+ * takes a loopback address for a wildcard too (cma_any_addr is cma_zero_addr or
+ * cma_loopback_addr): it succeeds without a device, id->verbs NULL. libfabric's verbs
+ * provider relies on it: fi_getinfo without a node binds "localhost" (vrb_get_rai_id) and,
+ * finding no device, takes the addresses of its interfaces (vrb_fill_addr). Here a loopback
+ * address that is one of a device's GIDs (UROCE_IP=127.0.0.1: uroce runs on lo too) binds
+ * that device; any other is a wildcard, as in the kernel. */
 int cma_bind(struct cma_id *c, const struct sockaddr *sa)
 {
 	struct uroce_io_addr a;
@@ -138,9 +152,9 @@ int cma_bind(struct cma_id *c, const struct sockaddr *sa)
 	cma_addr_from_sa(&a, &port, sa);
 	if (!is_any(&a)) {
 		dev = cma_dev_of_addr(&a, &gidx);
-		if (!dev)
+		if (!dev && !is_loopback(&a))
 			return cma_ret(EADDRNOTAVAIL);
-		if (cma_dev_open(dev))
+		if (dev && cma_dev_open(dev))
 			return -1;
 	}
 	err = cma_port_get((uint16_t)c->id.ps, &port, c->reuseaddr, c);

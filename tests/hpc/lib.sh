@@ -152,13 +152,15 @@ hpc_mpi_need() # NP A B
 # hpc_mpi_case NAME NP [VAR=VALUE...] -- LAUNCHER ARGS...: runs an MPI job of NP ranks (the
 # launcher's command line, which starts uroce-rank mpi_check; the variables go to the
 # launcher, the library's with them) under a capture, and checks: it exits 0 and prints
-# mpi_check's PASS line for NP ranks and no error; rank r ran on 127.0.0.(r+1); every ICRC
-# verifies; and every ordered pair of ranks carried at least what mpi_check sent between them.
+# mpi_check's PASS line for NP ranks and no error; rank r ran on $HPC_RANK_NET.(r+1)
+# (HPC_RANK_NET: 127.0.0 unless the test set it); every ICRC verifies; and every ordered pair
+# of ranks carried at least what mpi_check sent between them.
 HPC_UCX_UD_RACE="ud_ep\.c:[0-9]+ +Assertion .ep->dest_ep_id == ctl->conn_rep\.src_ep_id. failed"
 
 hpc_mpi_case()
 {
 	local name=$1 np=$2 envs=() out cap rc problems a b got need try t0=$SECONDS
+	local net=${HPC_RANK_NET:-127.0.0}
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		envs+=("$1")
@@ -193,8 +195,8 @@ hpc_mpi_case()
 		grep -q "^mpi_check: PASS: $np ranks, " "$out" ||
 			echo "no 'mpi_check: PASS: $np ranks' line"
 		for ((a = 0; a < np; a++)); do
-			grep -qx "rank $a: UROCE_IP=127.0.0.$((a + 1))" "$out" ||
-				echo "rank $a did not report UROCE_IP=127.0.0.$((a + 1))"
+			grep -qx "rank $a: UROCE_IP=$net.$((a + 1))" "$out" ||
+				echo "rank $a did not report UROCE_IP=$net.$((a + 1))"
 		done
 	)
 	if [ -n "$problems" ]; then
@@ -210,7 +212,7 @@ hpc_mpi_case()
 	for ((a = 0; a < np; a++)); do
 		for ((b = 0; b < np; b++)); do
 			[ $a -eq $b ] && continue
-			got=$(awk -v s=127.0.0.$((a + 1)) -v d=127.0.0.$((b + 1)) \
+			got=$(awk -v s="$net.$((a + 1))" -v d="$net.$((b + 1))" \
 				'$1 == s && $2 == d { print $3 }' "$cap.bytes")
 			need=$(hpc_mpi_need "$np" $a $b)
 			[ "${got:-0}" -ge "$need" ] ||

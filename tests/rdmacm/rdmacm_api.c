@@ -7,7 +7,8 @@
  *    port, the default port space and QP type, a name that does not resolve.
  *  - rdma_get_devices; rdma_create_id's port spaces; the channel fd with O_NONBLOCK (EAGAIN).
  *  - rdma_bind_addr: port 0 picks one; the same port again: EADDRINUSE, also for listen;
- *    an address that is not the device's: EADDRNOTAVAIL.
+ *    an address that is not the device's: EADDRNOTAVAIL; a loopback address that is not
+ *    the device's: bound without a device, as a wildcard.
  *  - rdma_resolve_addr to an address no route leads to: ADDR_ERROR, not a hang.
  *  - A connection to a port with no listener: REJECTED.
  *  - rdma_reject with private data: the peer's REJECTED, status 28, the data.
@@ -138,6 +139,14 @@ static void test_ports(struct rdma_event_channel *ch)
 	errno = 0;
 	CHECK("bind an address not ours", rdma_bind_addr(b, (struct sockaddr *)&s) == -1 &&
 		      errno == EADDRNOTAVAIL,
+	      "errno %d", errno);
+	rdma_destroy_id(b);
+	/* A loopback address that is no GID of ours binds as a wildcard, as in Linux
+	 * (cma_any_addr): no device. libfabric's verbs provider binds "localhost" so. */
+	rdma_create_id(ch, &b, NULL, RDMA_PS_TCP);
+	s = sin4("127.0.0.9", 0);
+	CHECK("bind a loopback address not ours: no device",
+	      !rdma_bind_addr(b, (struct sockaddr *)&s) && !b->verbs && rdma_get_src_port(b),
 	      "errno %d", errno);
 	rdma_destroy_id(b);
 	rdma_destroy_id(a);

@@ -12,6 +12,8 @@
 #    attached by the library), ten datagrams through the group ("test complete");
 #  - misuse: a connection to a port nobody listens on is REJECTED; a second server on the
 #    address and port of a running one fails with EADDRINUSE.
+#  - rping between 10.11.0.1 and 10.11.0.2, two addresses of one veth: the client's route
+#    to the server goes through lo.
 . "$(dirname "$0")/lib.sh"
 ic_need rdmacm-utils rping ucmatose udaddy rdma_server rdma_client mckey
 ic_need tshark tshark dumpcap
@@ -72,4 +74,17 @@ else
 fi
 kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
+
+# Two addresses of one veth (libfabric's tests place their processes so): the kernel routes
+# the client's packets to 10.11.0.1 through lo, and its source address is found on the
+# interface that holds the destination, as Linux's rdma_set_src_addr_rcu does; the client
+# resolves the server's address with no source (rping -c without -I).
+if ip link add name cm0 type veth peer name cm1 && ip link set cm0 up && ip link set cm1 up &&
+	ip addr add 10.11.0.1/24 dev cm0 && ip addr add 10.11.0.2/24 dev cm0; then
+	CM_S=10.11.0.1 CM_C=10.11.0.2 cm_pair rping_veth 'server ping data: rdma-ping-9: ' \
+		'ping data: rdma-ping-9: ' -- rping -s -a 10.11.0.1 -p 7476 -v -V -C 10 -- \
+		rping -c -a 10.11.0.1 -p 7476 -v -V -C 10
+else
+	ic_fail rping_veth "cannot make the veth pair cm0/cm1 with 10.11.0.1 and 10.11.0.2"
+fi
 ic_finish
