@@ -133,17 +133,22 @@ uroce_to_rxe() {
 	why="client exit $rc, server $(grep -o 'rxe-exit=[0-9]*' "$tmp/s")"
 }
 
-# rxe client -> uroce server. Sets ok and why.
+# rxe client -> uroce server. Sets ok and why. The client runs in the background in the
+# guest: a client whose server failed would go on retransmitting to a QP that is gone (for
+# 2 minutes, thousands of packets the capture check would count): it gets 5 s.
 rxe_to_uroce() {
 	local rc src src_rc
 	port=$((port + 1)) ok=0
 	host $prog $hargs -p $port $rest >"$tmp/s" 2>&1 &
 	src=$!
 	listening $port
-	"$vm" exec vm1 "timeout 120 $prog $gargs -p $port $rest $tcp_host" >"$tmp/c" 2>&1
-	rc=$?
+	"$vm" exec vm1 "rxe-bg c$port bash -c 'timeout 120 $prog $gargs -p $port $rest $tcp_host; echo rxe-exit=\$?'" >/dev/null 2>&1
 	wait $src
 	src_rc=$?
+	# rxe-wait stops the job's shell only: the program itself is stopped by name
+	"$vm" exec vm1 "rxe-wait c$port $([ $src_rc -eq 0 ] && echo 120 || echo 5); pkill -f '^(timeout 120 )?$prog .*-p $port( |\$)'" >"$tmp/c" 2>&1
+	rc=$(sed -n 's/^rxe-exit=//p' "$tmp/c")
+	rc=${rc:-124}
 	[ $rc -eq 0 ] && [ $src_rc -eq 0 ] && grep -q -- "$mark" "$tmp/c" && ok=1
 	why="client exit $rc, server exit $src_rc"
 }
