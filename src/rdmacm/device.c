@@ -261,11 +261,11 @@ struct cma_dev *cma_dev_of_addr(const struct uroce_io_addr *addr, int *index)
 	return NULL;
 }
 
-int cma_dev_open(struct cma_dev *d)
+/* cma_dev_open's work, attach_mu held: 0 or a positive errno. */
+static int dev_open_locked(struct cma_dev *d)
 {
 	int err = 0;
 
-	pthread_mutex_lock(&d->attach_mu);
 	if (!d->pd) {
 		d->pd = ibv_alloc_pd(d->verbs);
 		if (!d->pd)
@@ -276,8 +276,62 @@ int cma_dev_open(struct cma_dev *d)
 		if (err)
 			d->port = NULL;
 	}
+	return err;
+}
+
+int cma_dev_open(struct cma_dev *d)
+{
+	int err;
+
+	pthread_mutex_lock(&d->attach_mu);
+	err = dev_open_locked(d);
 	pthread_mutex_unlock(&d->attach_mu);
 	return cma_ret(err);
+}
+
+/* A CM id of c listening on sid in d's CM, in *out: 0, or a positive errno (*out as it was).
+ * now: the port's clock, which destroying an id that never listened does not read. */
+static int cm_listen(struct cma_dev *d, struct cma_id *c, uint64_t sid, struct uroce_cm_id **out,
+		     uint64_t now)
+{
+	struct uroce_cm_id *cid;
+	int e = uroce_cm_create_id(d->cm, c, &cid);
+
+	if (!e && (e = uroce_cm_listen(cid, sid, 0)))
+		uroce_cm_destroy_id(cid, now);
+	if (e)
+		return cma_errno(e);
+	*out = cid;
+	return 0;
+}
+
+int cma_dev_listen(struct cma_dev *d, struct cma_id *c, uint64_t sid, struct uroce_cm_id **out,
+		   bool *opened)
+{
+	int err;
+
+	*opened = true;
+	pthread_mutex_lock(&d->attach_mu);
+	if (d->port) {
+		pthread_mutex_unlock(&d->attach_mu);
+		cma_dev_lock(d);
+		err = cm_listen(d, c, sid, out, cma_dev_now(d));
+		cma_dev_unlock(d);
+		return err;
+	}
+	/* The listener goes into the CM before the port takes its first MAD: a REQ already
+	 * waiting for the new socket (a peer told the port before the listen, as qperf 0.4.11's
+	 * server tells its client) would otherwise be rejected for no listener (invalid Service
+	 * ID) between the port's start and the listen. No progress thread runs this CM before
+	 * the attach, and attach_mu keeps every other thread from attaching it meanwhile. */
+	err = cm_listen(d, c, sid, out, 0);
+	if (!err && dev_open_locked(d)) {
+		uroce_cm_destroy_id(*out, 0); /* a listener, no request: now is not read */
+		*out = NULL;
+		*opened = false;
+	}
+	pthread_mutex_unlock(&d->attach_mu);
+	return err;
 }
 
 /* ---- Every id, and the process's exit ---- */

@@ -208,23 +208,16 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	sid = uroce_rdma_service_id((uint16_t)id->ps, src_port(c));
 	for (int i = 0; i < cma_ndevs(); i++) {
 		struct cma_dev *d = cma_dev_at(i);
-		struct uroce_cm_id *cid;
+		bool opened;
 		int e;
 
-		if (c->dev ? c->dev != d : cma_dev_open(d) != 0)
+		if (c->dev && c->dev != d)
+			continue;
+		e = cma_dev_listen(d, c, sid, &c->listen_cm[i], &opened);
+		if (!opened)
 			continue; /* a wildcard listener listens on the devices that can */
-		cma_dev_lock(d);
-		e = uroce_cm_create_id(d->cm, c, &cid);
-		if (!e) {
-			e = uroce_cm_listen(cid, sid, 0);
-			if (e)
-				uroce_cm_destroy_id(cid, cma_dev_now(d));
-			else
-				c->listen_cm[i] = cid;
-		}
-		cma_dev_unlock(d);
 		if (e)
-			err = cma_errno(e);
+			err = e;
 		else
 			listening++;
 	}

@@ -8,8 +8,9 @@
  * librdmacm (librdmacm/cma.c: event channels, QP state changes with ibv_modify_qp).
  *
  * Locks, in the only order they may nest:
- *   1. a device's attach_mu (only around bridge->attach: never taken by a callback);
- *   2. the port lock (bridge->lock): every call into a device's CM, and the callbacks;
+ *   1. a device's attach_mu (around bridge->attach, and the first listener's calls into a
+ *      CM that no port runs yet: cma_dev_listen; never taken by a callback);
+ *   2. the port lock (bridge->lock): every other call into a device's CM, and the callbacks;
  *   3. cma_mu (the device list, the port table) - taken alone or under the port lock;
  *   4. a channel's mu (its event queue) and an id's mu (its event accounting).
  * A thread that holds 3 or 4 never takes 1 or 2; callbacks never call ibv_*. */
@@ -141,6 +142,11 @@ struct cma_dev *cma_dev_of_addr(const struct uroce_io_addr *addr, int *index);
 /* Attaches the device's MAD service and allocates its PD, in an application thread: 0, or
  * -1 and errno. */
 int cma_dev_open(struct cma_dev *dev);
+/* A CM id of c listening on sid in the device's CM, the device opened first if it is not
+ * (before its port takes a MAD): 0 and the id in *out, or a positive errno; *opened false
+ * when the device could not be opened. */
+int cma_dev_listen(struct cma_dev *dev, struct cma_id *c, uint64_t sid, struct uroce_cm_id **out,
+		   bool *opened);
 /* The port lock, and its release with a drain of the CM's events and a kick. */
 void cma_dev_lock(struct cma_dev *dev);
 void cma_dev_unlock(struct cma_dev *dev);

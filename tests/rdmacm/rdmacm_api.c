@@ -11,6 +11,8 @@
  *    the device's: bound without a device, as a wildcard.
  *  - rdma_resolve_addr to an address no route leads to: ADDR_ERROR, not a hang.
  *  - A connection to a port with no listener: REJECTED.
+ *  - perftest -R's client retrying after a REQ that came before the listen (REJECTED, 8):
+ *    with a new channel, rdma_addrinfo and id, it connects once the server listens.
  *  - rdma_reject with private data: the peer's REJECTED, status 28, the data.
  *  - A connection accepted, data over it, rdma_disconnect: DISCONNECTED on both sides.
  *  - ECE: EOPNOTSUPP; datagram rsockets: ENOSYS (stream rsockets: rsocket_api.c). */
@@ -178,10 +180,10 @@ static void test_unreachable(struct rdma_event_channel *ch)
 	rdma_destroy_id(id);
 }
 
-/* A client id to 127.0.0.1:port with a QP, up to rdma_connect. */
-static struct rdma_cm_id *client(struct rdma_event_channel *ch, uint16_t port, const char *pd)
+/* A client id to dst (from src, NULL: the route's) with a QP, up to rdma_connect. */
+static struct rdma_cm_id *client_to(struct rdma_event_channel *ch, struct sockaddr *src,
+				    struct sockaddr *dst, const char *pd)
 {
-	struct sockaddr_in d = sin4("127.0.0.1", port);
 	struct ibv_qp_init_attr qa = {.cap = {.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
 					      .max_recv_sge = 1, .max_inline_data = 64},
 				      .qp_type = IBV_QPT_RC};
@@ -191,8 +193,7 @@ static struct rdma_cm_id *client(struct rdma_event_channel *ch, uint16_t port, c
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
 
-	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
-	    rdma_resolve_addr(id, NULL, (struct sockaddr *)&d, 2000))
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) || rdma_resolve_addr(id, src, dst, 2000))
 		return NULL;
 	ev = next_event(ch);
 	if (!ev || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED)
@@ -207,6 +208,14 @@ static struct rdma_cm_id *client(struct rdma_event_channel *ch, uint16_t port, c
 	if (rdma_create_qp(id, NULL, &qa) || rdma_connect(id, &cp))
 		return NULL;
 	return id;
+}
+
+/* A client id to 127.0.0.1:port with a QP, up to rdma_connect. */
+static struct rdma_cm_id *client(struct rdma_event_channel *ch, uint16_t port, const char *pd)
+{
+	struct sockaddr_in d = sin4("127.0.0.1", port);
+
+	return client_to(ch, NULL, (struct sockaddr *)&d, pd);
 }
 
 static void test_connections(struct rdma_event_channel *sch, struct rdma_event_channel *cch)
@@ -331,6 +340,112 @@ static void test_connections(struct rdma_event_channel *sch, struct rdma_event_c
 	rdma_destroy_id(l);
 }
 
+/* One client attempt as perftest's -R makes it (_rdma_cm_client_connection): an event
+ * channel, rdma_getaddrinfo for the server's address and port, an id, rdma_resolve_addr with
+ * the result's ai_src_addr (NULL) and ai_dst_addr, then a QP and rdma_connect. The id, or
+ * NULL; the channel and address information in *ch and *rai. */
+static struct rdma_cm_id *perftest_attempt(const char *service, struct rdma_event_channel **ch,
+					   struct rdma_addrinfo **rai)
+{
+	struct rdma_addrinfo hints = {.ai_family = AF_INET, .ai_port_space = RDMA_PS_TCP};
+
+	*rai = NULL;
+	*ch = rdma_create_event_channel();
+	if (!*ch || rdma_getaddrinfo("127.0.0.1", service, &hints, rai))
+		return NULL;
+	return client_to(*ch, (*rai)->ai_src_addr, (*rai)->ai_dst_addr, "");
+}
+
+/* The attempt's end, in perftest's order (rdma_cm_destroy_cma): the id, the channel, the
+ * address information. */
+static void perftest_teardown(struct rdma_cm_id *c, struct rdma_event_channel *ch,
+			      struct rdma_addrinfo *rai)
+{
+	if (c) {
+		rdma_destroy_qp(c);
+		rdma_destroy_id(c);
+	}
+	if (ch)
+		rdma_destroy_event_channel(ch);
+	if (rai)
+		rdma_freeaddrinfo(rai);
+}
+
+/* perftest's -R client rejected because its REQ reached the server before the server listened
+ * (the kernel's CM rejects such a REQ at once: invalid Service ID, 8), then retrying with every
+ * object made again (perftest 4.5 retries with the ids, channel and rdma_addrinfo it has just
+ * destroyed, its own bug: docs/rdmacm.md "Open"): the retry connects once the server listens,
+ * so the rejected attempt left nothing behind on either side. */
+static void test_retry_after_reject(struct rdma_event_channel *sch)
+{
+	struct sockaddr_in s = sin4("127.0.0.1", 0);
+	struct ibv_qp_init_attr qa = {.cap = {.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+					      .max_recv_sge = 1},
+				      .qp_type = IBV_QPT_RC};
+	struct rdma_conn_param cp = {.responder_resources = 1, .initiator_depth = 1,
+				     .rnr_retry_count = 7};
+	struct rdma_event_channel *ch;
+	struct rdma_addrinfo *rai;
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *l, *c, *a = NULL;
+	char service[8];
+
+	/* The server's port is bound, its listen not made yet. */
+	rdma_create_id(sch, &l, NULL, RDMA_PS_TCP);
+	if (rdma_bind_addr(l, (struct sockaddr *)&s)) {
+		CHECK("retry: bind", 0, "errno %d", errno);
+		rdma_destroy_id(l);
+		return;
+	}
+	snprintf(service, sizeof(service), "%u", ntohs(rdma_get_src_port(l)));
+	c = perftest_attempt(service, &ch, &rai);
+	ev = c ? next_event(ch) : NULL;
+	CHECK("retry: a REQ before the listen: REJECTED, invalid Service ID (8)",
+	      ev && ev->event == RDMA_CM_EVENT_REJECTED && ev->status == 8, "%s status %d",
+	      ev ? rdma_event_str(ev->event) : "no event", ev ? ev->status : 0);
+	if (ev)
+		rdma_ack_cm_event(ev);
+	perftest_teardown(c, ch, rai);
+
+	CHECK("retry: listen", !rdma_listen(l, 1), "errno %d", errno);
+	c = perftest_attempt(service, &ch, &rai);
+	ev = c ? next_event(sch) : NULL;
+	CHECK("retry: CONNECT_REQUEST at the server", ev &&
+		      ev->event == RDMA_CM_EVENT_CONNECT_REQUEST && ev->listen_id == l,
+	      "%s", ev ? rdma_event_str(ev->event) : "no event");
+	if (ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		a = ev->id;
+		CHECK("retry: accept", !rdma_create_qp(a, NULL, &qa) && !rdma_accept(a, &cp),
+		      "errno %d", errno);
+	}
+	if (ev)
+		rdma_ack_cm_event(ev);
+	ev = c ? next_event(ch) : NULL;
+	CHECK("retry: the client ESTABLISHED", ev && ev->event == RDMA_CM_EVENT_ESTABLISHED, "%s",
+	      ev ? rdma_event_str(ev->event) : "no event");
+	if (ev)
+		rdma_ack_cm_event(ev);
+	if (a) {
+		ev = next_event(sch);
+		CHECK("retry: the server ESTABLISHED", ev && ev->event == RDMA_CM_EVENT_ESTABLISHED &&
+			      ev->id == a,
+		      "%s", ev ? rdma_event_str(ev->event) : "no event");
+		if (ev)
+			rdma_ack_cm_event(ev);
+		rdma_disconnect(c);
+		ev = next_event(sch);
+		if (ev)
+			rdma_ack_cm_event(ev);
+		rdma_destroy_qp(a);
+		rdma_destroy_id(a);
+		ev = next_event(ch);
+		if (ev)
+			rdma_ack_cm_event(ev);
+	}
+	perftest_teardown(c, ch, rai);
+	rdma_destroy_id(l);
+}
+
 int main(void)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel(), *ch2;
@@ -346,6 +461,7 @@ int main(void)
 	test_ports(ch);
 	test_unreachable(ch);
 	test_connections(ch, ch2);
+	test_retry_after_reject(ch);
 	rdma_destroy_event_channel(ch2);
 	rdma_destroy_event_channel(ch);
 	printf("%d failures\n", fails);

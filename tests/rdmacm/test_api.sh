@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The rdma_cm API of uroce's librdmacm.so.1 in one process (tests/rdmacm/rdmacm_api.c: address
 # info, devices, port spaces, EADDRINUSE, ADDR_ERROR for an unreachable address, REJECTED
-# without a listener, rdma_reject's private data, a connection with data and its
+# without a listener, REJECTED 8 for a REQ before the listen and then a retry with new objects
+# that connects, rdma_reject's private data, a connection with data and its
 # disconnection, ECE and datagram rsockets refused), in a network namespace of its own.
 . "$(dirname "$0")/lib.sh"
 cm_enter
