@@ -55,7 +55,7 @@ static const char *ip_of(const struct sockaddr_in *s, char *buf)
 
 static void ask_slots(int s)
 {
-	int n = SLOTS, got;
+	int n = SLOTS, got = -1;
 	socklen_t len = sizeof(got);
 
 	CHECK("RDMA_IOMAPSIZE", !rsetsockopt(s, SOL_RDMA, RDMA_IOMAPSIZE, &n, sizeof(n)) &&
