@@ -102,8 +102,12 @@ static struct ibv_qp *qp_new(struct side *s, struct peer *me, uint32_t psn)
 	return qp;
 }
 
-/* INIT -> RTR -> RTS towards peer. The local ACK timeout 12 (16.8 ms) and 7 retries: a lost
- * ACK ends in RETRY_EXC_ERR after about 0.13 s. */
+/* INIT -> RTR -> RTS towards peer. The local ACK timeout 16 (268 ms) and 7 retries: a lost
+ * ACK ends in RETRY_EXC_ERR after about 2 s. A responder that has left never answers, so
+ * the budget decides nothing about a lost ACK; it only has to outlast a responder slowed
+ * by a busy machine: with timeout 12, 0.13 s in all, one run in 400 failed on a machine
+ * busy with other work, which a responder not scheduled for 0.13 s after the SEND came
+ * would do. */
 static int qp_connect(struct ibv_qp *qp, const struct peer *me, const struct peer *peer)
 {
 	struct ibv_qp_attr a = {
@@ -116,7 +120,7 @@ static int qp_connect(struct ibv_qp *qp, const struct peer *me, const struct pee
 					  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 					  IBV_QP_MIN_RNR_TIMER))
 		return -1;
-	a = (struct ibv_qp_attr){.qp_state = IBV_QPS_RTS, .sq_psn = me->psn, .timeout = 12,
+	a = (struct ibv_qp_attr){.qp_state = IBV_QPS_RTS, .sq_psn = me->psn, .timeout = 16,
 				 .retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1};
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
 					     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
