@@ -388,9 +388,11 @@ __attribute__((destructor)) static void port_at_exit(void)
 	    !pthread_mutex_timedlock(&p->round_lock, &until)) {
 		for (int i = 0; i < 16 && write_and_send(p, uroce_udp_now()); i++)
 			;
-		pthread_mutex_lock(&p->lock);
-		uv_stat_close(p, true);
-		pthread_mutex_unlock(&p->lock);
+		/* timed as round_lock is: a signal handler may have interrupted its holder */
+		if (!pthread_mutex_timedlock(&p->lock, &until)) {
+			uv_stat_close(p, true);
+			pthread_mutex_unlock(&p->lock);
+		}
 		pthread_mutex_unlock(&p->round_lock);
 	}
 	pthread_mutex_unlock(&port_mutex);
