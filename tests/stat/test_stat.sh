@@ -74,6 +74,7 @@ PY
 		[ $rc = 0 ] || fail "uroce-stat exited $rc with processes listed"
 		cp "$tmp/sample.json" "$tmp/seen.json"
 		"$UROCE_STAT" -p "$cpid" >"$tmp/table.txt"
+		"$UROCE_STAT" --json --watch 0.2 --count 2 -p "$cpid" >"$tmp/watch.json"
 		break
 	fi
 	kill -0 "$cpid" 2>/dev/null || break
@@ -86,6 +87,21 @@ if [ -e "$tmp/table.txt" ]; then
 	grep -Eq "^ +[0-9]+ RC +RTS +127\.0\.0\.1 " "$tmp/table.txt" ||
 		{ fail "table: no QP line"; cat "$tmp/table.txt"; }
 	grep -q "^pid $spid " "$tmp/table.txt" && fail "-p $cpid listed $spid"
+fi
+
+# --watch: one JSON line per sample, rates from the second on (when the client still ran).
+if [ -e "$tmp/watch.json" ]; then
+	python3 - "$tmp/watch.json" "$cpid" <<'PY' || { fail "--watch --json"; cat "$tmp/watch.json"; }
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, "two samples"
+first, second = (json.loads(l)["processes"] for l in lines)
+assert len(first) == 1 and "rates" not in first[0]
+if second:
+    r = second[0]["rates"]
+    assert set(r) == set(second[0]["counters"]) and r["sent_pkts"] >= 0
+    assert all("rates" in q for q in second[0]["qps"])
+PY
 fi
 
 wait "$spid"; src=$?
