@@ -565,6 +565,24 @@ void uroce_qp_query(const struct uroce_qp *qp, struct uroce_qp_attr *attr,
 		    struct uroce_qp_init_attr *init);
 const union uroce_counters *uroce_qp_counters(const struct uroce_qp *qp);
 
+/* What an observer (uroce-stat, docs/stat.md) shows of a QP: its transport position, not
+ * its configuration (uroce_qp_query gives that). */
+struct uroce_qp_info {
+	uint32_t qpn, dest_qpn;
+	enum uroce_qp_type type;
+	enum uroce_qp_state state;
+	struct uroce_io_addr peer; /* RC/UC: the address vector's; UD: zero */
+	uint32_t sq_psn;           /* the next PSN the requester sends */
+	uint32_t una;              /* the oldest PSN not acknowledged */
+	uint32_t epsn;             /* the PSN the responder expects */
+	uint32_t send_outstanding; /* send WRs posted and not completed */
+	uint32_t recv_posted;      /* receive WRs posted and not consumed (0 with an SRQ) */
+};
+/* The QP after *cursor (0 to begin, QP1 first): fills *info and the QP's counters, moves
+ * *cursor on and returns true; false past the last. For the owner of the engine. */
+bool uroce_dev_qp_next(const struct uroce_dev *dev, uint32_t *cursor, struct uroce_qp_info *info,
+		       union uroce_counters *cnt);
+
 /* Posts a chain of send work requests. On failure *bad_wr is the first one not posted:
  * UROCE_EINVAL (QP in RESET, INIT or RTR; opcode not valid for the QP type; too many SGEs;
  * inline data too long; an atomic or ATOMIC WRITE whose SGEs (or inline data, which for an

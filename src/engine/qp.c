@@ -715,3 +715,44 @@ void uroce_dev_take_posted(struct uroce_dev *dev)
 		qp_take_posted(qp);
 	}
 }
+
+/* The observer's view (engine.h). The ring indices are read relaxed: posters move head
+ * concurrently, and a count one post old is as good as any for a report. */
+static void qp_info(const struct uroce_qp *qp, struct uroce_qp_info *info)
+{
+	*info = (struct uroce_qp_info){
+		.qpn = qp->qpn,
+		.dest_qpn = qp->attr.dest_qp_num,
+		.type = qp->type,
+		.state = qp_state(qp),
+		.sq_psn = qp->req.psn,
+		.una = qp->req.una,
+		.epsn = qp->resp.epsn,
+		.send_outstanding = atomic_load_explicit(&qp->sq.head, memory_order_relaxed) -
+				    atomic_load_explicit(&qp->sq.tail, memory_order_relaxed),
+	};
+	if (!qp->srq)
+		info->recv_posted = atomic_load_explicit(&qp->rq.head, memory_order_relaxed) -
+				    atomic_load_explicit(&qp->rq.tail, memory_order_relaxed);
+	if (qp->type == UROCE_QPT_RC || qp->type == UROCE_QPT_UC)
+		info->peer = qp->attr.ah_attr.dgid;
+}
+
+/* *cursor: 0 before QP1, then one past the table slot last returned. */
+bool uroce_dev_qp_next(const struct uroce_dev *dev, uint32_t *cursor, struct uroce_qp_info *info,
+		       union uroce_counters *cnt)
+{
+	const struct uroce_qp *qp = NULL;
+
+	if (*cursor == 0) {
+		*cursor = 1;
+		qp = dev->gsi;
+	}
+	while (!qp && *cursor <= dev->cfg.max_qp)
+		qp = dev->qps[(*cursor)++ - 1];
+	if (!qp)
+		return false;
+	qp_info(qp, info);
+	*cnt = qp->cnt;
+	return true;
+}

@@ -125,6 +125,7 @@ void uv_port_close(struct uv_port *p)
 
 	uv_port_flush(p);
 	uv_thread_stop(p);
+	uv_stat_close(p, false);
 	uv_gsi_close(p);
 	if (p->io)
 		uroce_io_close(p->io);
@@ -197,6 +198,7 @@ void uv_port_deliver(struct uv_port *p)
 void uv_port_unlock_kick(struct uv_port *p)
 {
 	uv_port_deliver(p);
+	uv_stat_changed(p);
 	pthread_mutex_unlock(&p->lock);
 	uv_port_posted(p);
 }
@@ -239,9 +241,12 @@ static void publish(struct uv_port *p)
  * (the port lock held). */
 static uint64_t next_deadline(struct uv_port *p)
 {
-	uint64_t d = uroce_dev_next_deadline(p->eng), s = uv_gsi_deadline(p);
+	uint64_t d = uroce_dev_next_deadline(p->eng), s = uv_gsi_deadline(p),
+		 st = uv_stat_deadline(p);
 
-	return s < d ? s : d;
+	if (s < d)
+		d = s;
+	return st < d ? st : d;
 }
 
 /* The end of a write that made n packets (round_lock held, the port lock not): sends them,
@@ -268,6 +273,7 @@ static size_t write_and_send(struct uv_port *p, uint64_t now)
 	uroce_dev_write_requests(p->eng, &tx, now);
 	tx.max = UV_BATCH;
 	uroce_dev_write(p->eng, &tx, now);
+	uv_stat_round(p, now, tx.n > 0);
 	p->deadline = next_deadline(p);
 	if (!tx.n)
 		publish(p);
@@ -319,6 +325,7 @@ size_t uv_port_round(struct uv_port *p)
 		uroce_dev_on_timer(p->eng, now);
 	mads = uv_gsi_round(p, now);
 	uroce_dev_write(p->eng, &tx, now);
+	uv_stat_round(p, now, moved + (size_t)n + mads + tx.n > 0);
 	p->deadline = next_deadline(p);
 	if (!tx.n)
 		publish(p);
@@ -381,6 +388,11 @@ __attribute__((destructor)) static void port_at_exit(void)
 	    !pthread_mutex_timedlock(&p->round_lock, &until)) {
 		for (int i = 0; i < 16 && write_and_send(p, uroce_udp_now()); i++)
 			;
+		/* timed as round_lock is: a signal handler may have interrupted its holder */
+		if (!pthread_mutex_timedlock(&p->lock, &until)) {
+			uv_stat_close(p, true);
+			pthread_mutex_unlock(&p->lock);
+		}
 		pthread_mutex_unlock(&p->round_lock);
 	}
 	pthread_mutex_unlock(&port_mutex);
@@ -524,7 +536,9 @@ int uv_port_start(struct uv_port *p)
 	p->deadline = UROCE_NEVER;
 	if ((err = p->dev->xdp ? open_xdp(p) : open_udp(p)))
 		return err;
+	uv_stat_open(p);
 	if ((err = uv_thread_start(p))) {
+		uv_stat_close(p, false);
 		uroce_io_close(p->io);
 		p->io = NULL;
 		return err;

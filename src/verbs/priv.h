@@ -89,6 +89,7 @@ struct uv_port {
 	_Atomic uint64_t app_polled; /* when an application thread last ran a round */
 	struct uv_bridge_port *gsi;  /* QP1 and its MAD service, NULL when none (gsi.c) */
 	struct uv_mad_counters mad_counters; /* QP1's, across attaches (port lock) */
+	struct uv_stat *stat;   /* the statistics page (stat.c), from the start (port lock) */
 };
 
 /* A context's asynchronous events, oldest first (async.c). */
@@ -270,6 +271,22 @@ void uv_port_posted(struct uv_port *port);
 /* Ends the progress thread's nap (thread.c, nap), if it naps: for an application that is
  * about to wait for an event rather than poll. */
 void uv_port_end_nap(struct uv_port *port);
+
+/* stat.c: the statistics page (docs/stat.md). */
+/* Creates the page (uv_port_start, before the thread: the port lock held). Failing to make
+ * the file leaves the port without one; UROCE_STATS=1 still reports. */
+void uv_stat_open(struct uv_port *port);
+/* The end of a round's engine work (round_lock and the port lock held): copies the counters
+ * and QPs into the page when due. moved: the round did something. */
+void uv_stat_round(struct uv_port *port, uint64_t now, bool moved);
+/* The application changed the engine (a QP made, modified...): the next due round copies. */
+void uv_stat_changed(struct uv_port *port);
+/* When the next copy is due, or UROCE_NEVER. */
+uint64_t uv_stat_deadline(const struct uv_port *port);
+/* Prints the report if UROCE_STATS=1 and removes the page (no round can run: the thread
+ * stopped, or round_lock and the port lock held). exiting: the process ends and the thread
+ * may still run rounds afterwards, so the port keeps its (empty) struct uv_stat. */
+void uv_stat_close(struct uv_port *port, bool exiting);
 
 /* pd.c */
 struct ibv_pd *uv_alloc_parent_domain(struct ibv_context *ctx,
