@@ -23,9 +23,14 @@ if [ "${UROCE_STAT_NS:-}" != 1 ]; then
 fi
 
 ip link set lo up
+# interop/lib.sh's IC_PRELOAD: in a sanitizer build, the runtimes the unmodified programs need
+# first in their link order (and the sanitizers' options)
+. "$(dirname "$0")/../interop/lib.sh"
+pre=()
+[ -n "$IC_PRELOAD" ] && pre=(LD_PRELOAD="$IC_PRELOAD")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/uroce-test-stat.XXXXXX")
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"; ic_cleanup; }
 trap cleanup EXIT
 export LD_LIBRARY_PATH=$UROCE_LIBDIR UROCE_RUNTIME_DIR=$tmp/run
 fails=0
@@ -33,12 +38,12 @@ fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
 # ---- two processes with loss ----
 UROCE_IMPAIR=loss=0.05 UROCE_IP=127.0.0.1 UROCE_STATS=1 \
-	ibv_rc_pingpong -g 0 -n 300 -p 18600 >"$tmp/s.out" 2>"$tmp/s.err" &
+	env "${pre[@]}" ibv_rc_pingpong -g 0 -n 300 -p 18600 >"$tmp/s.out" 2>"$tmp/s.err" &
 spid=$!
 pids+=("$spid")
 for _ in $(seq 100); do [ -e "$tmp/run/$spid.stat" ] && break; sleep 0.1; done
 UROCE_IMPAIR=loss=0.05 UROCE_IP=127.0.0.2 UROCE_STATS=1 \
-	ibv_rc_pingpong -g 0 -n 300 -p 18600 127.0.0.1 >"$tmp/c.out" 2>"$tmp/c.err" &
+	env "${pre[@]}" ibv_rc_pingpong -g 0 -n 300 -p 18600 127.0.0.1 >"$tmp/c.out" 2>"$tmp/c.err" &
 cpid=$!
 pids+=("$cpid")
 
@@ -136,7 +141,7 @@ ls "$tmp/run"/*.stat >/dev/null 2>&1 && fail "pages left after a normal exit: $(
 [ $rc = 1 ] || fail "uroce-stat exited $rc with no process (want 1)"
 
 # ---- a process killed with SIGKILL ----
-UROCE_IP=127.0.0.1 ibv_rc_pingpong -g 0 -p 18601 >"$tmp/k.out" 2>&1 &
+UROCE_IP=127.0.0.1 env "${pre[@]}" ibv_rc_pingpong -g 0 -p 18601 >"$tmp/k.out" 2>&1 &
 kpid=$!
 pids+=("$kpid")
 for _ in $(seq 100); do "$UROCE_STAT" -p "$kpid" >/dev/null && break; sleep 0.1; done

@@ -131,6 +131,7 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0}};
 	struct sample *cur, *prev;
 	double interval = 0;
+	int ret;
 	long pid = 0, count = 0;
 	bool json = false, all = false;
 	char dir[256], *end;
@@ -172,17 +173,21 @@ int main(int argc, char **argv)
 	prev = calloc(MAX_PROCS, sizeof(*prev));
 	if (!cur || !prev) {
 		fprintf(stderr, "uroce-stat: out of memory\n");
-		return 2;
+		ret = 2;
+		goto out;
 	}
 	for (long round = 0;; round++) {
 		if ((n = sample_all(dir, pid, cur)) < 0) {
 			fprintf(stderr, "uroce-stat: %s: %s\n", dir, strerror(errno));
-			return 2;
+			ret = 2;
+			goto out;
 		}
 		/* the first sample of a watch has no rates yet, so it is the plain report */
 		print(cur, n, round ? prev : NULL, np, json, all);
-		if (!interval || (count && round + 1 >= count))
-			return n ? 0 : 1;
+		if (!interval || (count && round + 1 >= count)) {
+			ret = n ? 0 : 1;
+			goto out;
+		}
 		if (!json)
 			fputc('\n', stdout);
 		memcpy(prev, cur, (size_t)n * sizeof(*cur));
@@ -191,6 +196,10 @@ int main(int argc, char **argv)
 				      (long)((interval - (double)(time_t)interval) * 1e9)};
 		nanosleep(&ts, NULL);
 	}
+out:
+	free(cur);
+	free(prev);
+	return ret;
 bad:
 	usage(stderr);
 	return 2;
