@@ -38,6 +38,14 @@ misuse()
 	ic_cmd "${envs[@]}" -- "$@"
 	"${IC_CMD[@]}" >"$out" 2>&1 </dev/null
 	rc=$?
+	# Open MPI 4.1's mpirun has hung in its abort path (a PMIx "UNREACHABLE" error, the ranks
+	# with an address still in MPI_Init) after printing the expected error, once in several CI
+	# runs: such a job is run once more, with a note; a second hang fails.
+	if { [ $rc = 124 ] || [ $rc = 137 ]; } && grep -Eq "$re" "$out"; then
+		echo "note: $name: the job printed its error and then hung (mpirun's abort); run again"
+		"${IC_CMD[@]}" >"$out" 2>&1 </dev/null
+		rc=$?
+	fi
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		ic_fail "$name" "did not end within ${IC_TIMEOUT}s"
 	elif [ $rc = 0 ]; then
