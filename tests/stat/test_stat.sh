@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # uroce-stat against the counters a run provokes (docs/stat.md): two ibv_rc_pingpong
-# processes over uroce with 5 % loss each way, in a network namespace of their own. While they
+# processes over uroce with 1 % loss each way, in a network namespace of their own. While they
 # run, uroce-stat --json must list both with their RC QP connected to the other (state, peer,
 # QP numbers); their retransmission and loss counters must be positive at exit in UROCE_STATS=1's
 # report, and what uroce-stat saw must not exceed that report. Their pages are gone after a
@@ -37,12 +37,12 @@ fails=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
 # ---- two processes with loss ----
-UROCE_IMPAIR=loss=0.05 UROCE_IP=127.0.0.1 UROCE_STATS=1 \
+UROCE_IMPAIR=loss=0.01 UROCE_IP=127.0.0.1 UROCE_STATS=1 \
 	env "${pre[@]}" ibv_rc_pingpong -g 0 -n 300 -p 18600 >"$tmp/s.out" 2>"$tmp/s.err" &
 spid=$!
 pids+=("$spid")
 for _ in $(seq 100); do [ -e "$tmp/run/$spid.stat" ] && break; sleep 0.1; done
-UROCE_IMPAIR=loss=0.05 UROCE_IP=127.0.0.2 UROCE_STATS=1 \
+UROCE_IMPAIR=loss=0.01 UROCE_IP=127.0.0.2 UROCE_STATS=1 \
 	env "${pre[@]}" ibv_rc_pingpong -g 0 -n 300 -p 18600 127.0.0.1 >"$tmp/c.out" 2>"$tmp/c.err" &
 cpid=$!
 pids+=("$cpid")
@@ -66,7 +66,7 @@ assert qs["state"] == "RTS" and qc["state"] == "RTS"
 assert qs["dest_qpn"] == qc["qpn"] and qc["dest_qpn"] == qs["qpn"], "connected to each other"
 assert qs["peer"] == "127.0.0.2" and qc["peer"] == "127.0.0.1", "peers"
 assert procs[s]["addrs"] == "127.0.0.1" and procs[c]["addrs"] == "127.0.0.2"
-assert procs[s]["impair"] == "loss=0.05" and procs[s]["backend"] == "udp"
+assert procs[s]["impair"] == "loss=0.01" and procs[s]["backend"] == "udp"
 assert procs[s]["comm"] == "ibv_rc_pingpong"
 # the QP's counters are the device's share: never more than the device's
 for p, q in ((procs[s], qs), (procs[c], qc)):
@@ -87,7 +87,7 @@ PY
 done
 [ $seen = 1 ] || { fail "uroce-stat never showed both connected QPs retransmitting:"; cat "$tmp/why" "$tmp/sample.json" "$tmp/stat.err"; }
 if [ -e "$tmp/table.txt" ]; then
-	grep -q "^pid $cpid (ibv_rc_pingpong) uroce0 backend udp addrs 127.0.0.2 impair loss=0.05" \
+	grep -q "^pid $cpid (ibv_rc_pingpong) uroce0 backend udp addrs 127.0.0.2 impair loss=0.01" \
 		"$tmp/table.txt" || { fail "table: no process line"; cat "$tmp/table.txt"; }
 	grep -Eq "^ +[0-9]+ RC +RTS +127\.0\.0\.1 " "$tmp/table.txt" ||
 		{ fail "table: no QP line"; cat "$tmp/table.txt"; }
