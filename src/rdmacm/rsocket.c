@@ -938,6 +938,28 @@ static bool nonblocking(const struct rs *rs, int flags)
 
 static int rs_send_iomaps(struct rs *rs, bool nonblock);
 
+/* The message's RS_MSG_DATA(msg) bytes from p, copied into the send buffer at sbuf_off and
+ * written from there to raddr (rsend's data, riowrite's): -1 when the post failed, which
+ * ends the connection. The caller has checked that they fit before the ring's end. */
+static int rs_write_sbuf(struct rs *rs, uint32_t msg, const uint8_t *p, uint64_t raddr,
+			 uint32_t rkey)
+{
+	uint32_t x = RS_MSG_DATA(msg);
+
+	memcpy(rs->sbuf + rs->sbuf_off, p, x);
+	rs->sqe_avail--;
+	rs->sbuf_avail -= x;
+	if (rs_post_write(rs, msg, (uintptr_t)(rs->sbuf + rs->sbuf_off), x, rs->smr->lkey, raddr,
+			  rkey)) {
+		rs_lost(rs, errno);
+		return -1;
+	}
+	rs->sbuf_off += x;
+	if (rs->sbuf_off == rs->sbuf_size)
+		rs->sbuf_off = 0;
+	return 0;
+}
+
 ssize_t rsend(int s, const void *b, size_t n, int f)
 {
 	struct rs *rs = rs_get(s);
@@ -972,7 +994,6 @@ ssize_t rsend(int s, const void *b, size_t n, int f)
 			x = rs->sbuf_size - rs->sbuf_off;
 		if (x > __atomic_load_n(&t->length, __ATOMIC_ACQUIRE))
 			x = t->length;
-		memcpy(rs->sbuf + rs->sbuf_off, p, x);
 		/* rdma-core's rs_write_data: move the target SGE before posting, the peer may
 		 * rewrite it as soon as it is used up */
 		raddr = t->addr;
@@ -981,16 +1002,8 @@ ssize_t rsend(int s, const void *b, size_t n, int f)
 		if (!t->length && ++rs->target_sge == RS_SGL_SIZE)
 			rs->target_sge = 0;
 		rs->sseq_no++;
-		rs->sqe_avail--;
-		rs->sbuf_avail -= x;
-		if (rs_post_write(rs, RS_MSG(RS_OP_DATA, x), (uintptr_t)(rs->sbuf + rs->sbuf_off), x,
-				  rs->smr->lkey, raddr, t->key)) {
-			rs_lost(rs, errno);
+		if (rs_write_sbuf(rs, RS_MSG(RS_OP_DATA, x), p, raddr, t->key))
 			break;
-		}
-		rs->sbuf_off += x;
-		if (rs->sbuf_off == rs->sbuf_size)
-			rs->sbuf_off = 0;
 		p += x;
 		left -= x;
 	}
@@ -1670,18 +1683,11 @@ size_t riowrite(int s, const void *b, size_t n, off_t off, int f)
 			x = rs->sbuf_size - rs->sbuf_off;
 		if (x > iom.sge.length - (o - iom.offset)) /* find_iomap: o - offset < length */
 			x = (uint32_t)(iom.sge.length - (o - iom.offset));
-		memcpy(rs->sbuf + rs->sbuf_off, p, x);
-		rs->sqe_avail--;
-		rs->sbuf_avail -= x;
-		if (rs_post_write(rs, RS_MSG(RS_OP_WRITE, x), (uintptr_t)(rs->sbuf + rs->sbuf_off), x,
-				  rs->smr->lkey, iom.sge.addr + (o - iom.offset), iom.sge.key)) {
-			rs_lost(rs, errno);
+		if (rs_write_sbuf(rs, RS_MSG(RS_OP_WRITE, x), p, iom.sge.addr + (o - iom.offset),
+				  iom.sge.key)) {
 			err = true;
 			break;
 		}
-		rs->sbuf_off += x;
-		if (rs->sbuf_off == rs->sbuf_size)
-			rs->sbuf_off = 0;
 		p += x;
 		o += x;
 		left -= x;
