@@ -26,6 +26,7 @@ packages=(
 	zlib1g-dev                     # CRC test oracle and benchmark baseline
 	tshark                         # reference dissector the tests compare against
 	python3                        # JSON validity checks in the tests
+	gdb                            # backtraces of a program the rxe tier stops as hung
 )
 
 missing=()

@@ -38,6 +38,7 @@ guest_gid=$("$vm" exec vm1 "rxe-gid $fam" 2>/dev/null | tr -dc 0-9)
 [ -n "$guest_gid" ] || { echo "SKIP: guest vm1 is not up (run.sh up)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. "$here/cases.sh"
 failed=0
 # Each run of a program gets its own TCP port: a server left behind by a failed case cannot
 # answer the next one.
@@ -68,7 +69,7 @@ def atomic_lat "^ 8 " "ib_atomic_lat -n $n_small"
 
 host() {
 	env LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" ${RXE_MATRIX_XDP:+UROCE_XDP=$RXE_MATRIX_XDP} \
-		timeout 120 "$@"
+		bash "$here/watchdog.sh" 120 "$@"
 }
 
 # uroce's local ACK timeout for perftest (-u): 16 (268 ms) instead of perftest's 14 (67 ms).
@@ -114,6 +115,7 @@ report() { # report OK NAME DIRECTION T0 NOTE WHAT
 		sed 's/^/  client: /' "$tmp/c" | tail -4
 		grep -ihE 'error|fail|couldn|unable|status' "$tmp/s" | sed 's/^/  server: /' | head -4
 		sed 's/^/  server: /' "$tmp/s" | tail -4
+		hang_lines "$tmp/c" "$tmp/s"
 		failed=1
 	fi
 }
@@ -175,7 +177,4 @@ run_case() {
 	done
 }
 
-for name in "$@"; do
-	run_case "$name"
-done
-exit $failed
+run_cases "$@"

@@ -29,6 +29,7 @@ esac
 "$vm" exec vm1 true >/dev/null 2>&1 || { echo "SKIP: guest vm1 is not up (run.sh up)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. "$here/cases.sh"
 failed=0
 port=$((7500 + RANDOM % 500 * 20))
 
@@ -61,7 +62,7 @@ def send_bw_cm '^ 65536 ' '^ 65536 ' \
 # on purpose (the cases are plain words), hence one unquoted argument.
 host() {
 	# shellcheck disable=SC2086
-	env LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" timeout -k 3 120 $1
+	env LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" bash "$here/watchdog.sh" 120 $1
 }
 
 # cmd NAME srv|cli SERVER_ADDR DEVICE_ARGS: the case's command line for that side.
@@ -102,6 +103,7 @@ report() { # report OK NAME DIRECTION T0 NOTE WHAT
 		sed 's/^/  client: /' "$tmp/c" | tail -4
 		grep -ihE 'error|fail|reject|unreach|timeout' "$tmp/s" | sed 's/^/  server: /' | head -4
 		sed 's/^/  server: /' "$tmp/s" | tail -4
+		hang_lines "$tmp/c" "$tmp/s"
 		failed=1
 	fi
 }
@@ -162,14 +164,16 @@ run() {
 	report $ok "$name" "$dir" $t0 "$note" "$why"
 }
 
-for c in "$@"; do
-	name=${c%%:*} dir=${c#"$name"}
+# run_case NAME[:DIR]: the case in its directions.
+run_case() {
+	local name=${1%%:*} dir=${1#"${1%%:*}"}
 	if [ "$name" = rxe_ucmatose ]; then
 		run "rxe->rxe" ucmatose to_guest ucmatose vm1 "$vm1_ip" vm2
-		continue
+		return
 	fi
-	[ -n "${srv[$name]:-}" ] || { echo "FAIL $tag $name: no such case"; failed=1; continue; }
+	[ -n "${srv[$name]:-}" ] || { echo "FAIL $tag $name: no such case"; failed=1; return; }
 	[ "$dir" = :r2u ] || run "uroce->rxe" "$name" to_guest "$name" vm1 "$vm1_ip"
 	[ "$dir" = :u2r ] || run "rxe->uroce" "$name" to_host "$name"
-done
-exit $failed
+}
+
+run_cases "$@"
