@@ -25,9 +25,11 @@ hang_lines() {
 # a link reset in the guest nor time brought it back; a new guest does). Returns 0 (lost)
 # or 1 (all well).
 path_lost() {
+	local to=$1
+	[ "$2" = "$1" ] || to="$1 and $2"
 	"$vm" exec vm1 "ping -c 2 -W 3 $1 >/dev/null && ping -c 2 -W 3 $2 >/dev/null" >/dev/null 2>&1 &&
 		return 1
-	echo "  path: vm1 cannot ping the host at $1 and $2"
+	echo "  path: vm1 cannot ping the host at $to"
 	{
 		"$vm" exec vm1 "echo vm1 eth0: \$(tc -s qdisc show dev eth0 | grep -o 'Sent [0-9]* bytes [0-9]* pkt')," \
 			"NIC sent \$(cat /sys/class/net/eth0/statistics/tx_packets) pkt," \

@@ -99,10 +99,10 @@ report() { # report OK NAME DIRECTION T0 NOTE WHAT
 		echo "PASS $tag $2 $3 (${t} s$5)"
 	else
 		echo "FAIL $tag $2 $3 (${t} s$5): $6"
-		grep -ihE 'error|fail|reject|unreach|timeout' "$tmp/c" | sed 's/^/  client: /' | head -4
-		sed 's/^/  client: /' "$tmp/c" | tail -4
-		grep -ihE 'error|fail|reject|unreach|timeout' "$tmp/s" | sed 's/^/  server: /' | head -4
-		sed 's/^/  server: /' "$tmp/s" | tail -4
+		grep -ihE 'error|fail|reject|unreach|timeout' "$tmp/c" | grep -v '^\[hang\]' | sed 's/^/  client: /' | head -4
+		grep -v '^\[hang\]' "$tmp/c" | sed 's/^/  client: /' | tail -4
+		grep -ihE 'error|fail|reject|unreach|timeout' "$tmp/s" | grep -v '^\[hang\]' | sed 's/^/  server: /' | head -4
+		grep -v '^\[hang\]' "$tmp/s" | sed 's/^/  server: /' | tail -4
 		hang_lines "$tmp/c" "$tmp/s"
 		failed=1
 	fi
