@@ -67,9 +67,12 @@ def read_lat "^ 64 " "ib_read_lat -s 64 -n $n_small"
 def atomic_lat "^ 8 " "ib_atomic_lat -n $n_small"
 [ $# -gt 0 ] || set -- "${names[@]}"
 
+# Every program gets $limit seconds: the longest case, 50 lossy 64 KiB transfers, takes about
+# 10, and a guest whose link has stalled (cases.sh, path_lost) costs twice the limit.
+limit=60
 host() {
 	env LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" ${RXE_MATRIX_XDP:+UROCE_XDP=$RXE_MATRIX_XDP} \
-		bash "$here/watchdog.sh" 120 "$@"
+		bash "$here/watchdog.sh" $limit "$@"
 }
 
 # uroce's local ACK timeout for perftest (-u): 16 (268 ms) instead of perftest's 14 (67 ms).
@@ -130,7 +133,7 @@ uroce_to_rxe() {
 	host $prog $hargs -p $port $rest $tcp_guest >"$tmp/c" 2>&1
 	rc=$?
 	# a server whose client failed may wait forever for it
-	"$vm" exec vm1 "rxe-wait s$port $([ $rc -eq 0 ] && echo 120 || echo 5)" >"$tmp/s" 2>&1
+	"$vm" exec vm1 "rxe-wait s$port $([ $rc -eq 0 ] && echo $limit || echo 5)" >"$tmp/s" 2>&1
 	[ $rc -eq 0 ] && grep -q "^rxe-exit=0" "$tmp/s" && grep -q -- "$mark" "$tmp/c" && ok=1
 	why="client exit $rc, server $(grep -o 'rxe-exit=[0-9]*' "$tmp/s")"
 }
@@ -144,11 +147,11 @@ rxe_to_uroce() {
 	host $prog $hargs -p $port $rest >"$tmp/s" 2>&1 &
 	src=$!
 	listening $port
-	"$vm" exec vm1 "rxe-bg c$port bash -c 'timeout 120 $prog $gargs -p $port $rest $tcp_host; echo rxe-exit=\$?'" >/dev/null 2>&1
+	"$vm" exec vm1 "rxe-bg c$port bash -c 'timeout $limit $prog $gargs -p $port $rest $tcp_host; echo rxe-exit=\$?'" >/dev/null 2>&1
 	wait $src
 	src_rc=$?
 	# rxe-wait stops the job's shell only: the program itself is stopped by name
-	"$vm" exec vm1 "rxe-wait c$port $([ $src_rc -eq 0 ] && echo 120 || echo 5); pkill -f '^(timeout 120 )?$prog .*-p $port( |\$)'" >"$tmp/c" 2>&1
+	"$vm" exec vm1 "rxe-wait c$port $([ $src_rc -eq 0 ] && echo $limit || echo 5); pkill -f '^(timeout $limit )?$prog .*-p $port( |\$)'" >"$tmp/c" 2>&1
 	rc=$(sed -n 's/^rxe-exit=//p' "$tmp/c")
 	rc=${rc:-124}
 	[ $rc -eq 0 ] && [ $src_rc -eq 0 ] && grep -q -- "$mark" "$tmp/c" && ok=1

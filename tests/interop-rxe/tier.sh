@@ -64,6 +64,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 fail() { echo "FAIL $*"; failed=1; }
+. "$here/cases.sh" # path_lost
 
 # boot GUEST_MTU PATH_MTU: (re)starts the bridge and both guests at that MTU (run.sh sets the
 # bridge and tap MTUs only when it creates them, hence the down first) and checks that rxe and
@@ -117,9 +118,9 @@ capture_check() {
 
 # cases SCRIPT FAMILY CASE...: one run of matrix.sh or rdmacm.sh (RXE_MATRIX_TAG and the like
 # set by the caller), its result lines kept for the summary. Status 3 (cases.sh, run_cases):
-# vm1 lost its way to the host. The guests are booted again, and the cases the script names
-# (the one that failed and those after it) run once more; a caller that sets RXE_CASES_RERUN
-# empty (the lossy runs: a new guest has no netem) gets them failed instead.
+# vm1 lost its way to the host. The guests are booted again, RXE_AFTER_BOOT (the lossy runs:
+# their loss rules, which went with the old guest and bridge) is run, and the cases the script
+# names (the one that failed and those after it) run once more.
 cases() {
 	local script=$1 fam=$2 st again=
 	shift 2
@@ -140,6 +141,7 @@ cases() {
 		mv "$out/$cap_name.pcap" "$out/$cap_name.before-boot.pcap"
 	fi
 	boot $boot_args || return
+	eval "${RXE_AFTER_BOOT:-}"
 	[ -z "$capturing" ] || capture_start "$cap_name" "$cap_if"
 	[ -z "$again" ] || RXE_CASES_AGAIN=1 cases "$script" "$fam" $again
 }
@@ -209,40 +211,51 @@ loss_off() {
 
 # throughput MTU: perftest's average bandwidth for 64 KiB messages, rxe (vm1) to rxe (vm2)
 # next to uroce to rxe (vm1) and rxe (vm1) to uroce, IPv4, one after the other in this run
-# (uroce's side with -u 16 as in matrix.sh; outputs in tp-MTU-PROGRAM.{rr,ur,ru}).
+# (uroce's side with -u 16 as in matrix.sh; outputs in tp-MTU-PROGRAM.{rr,ur,ru}). A program
+# whose three runs did not all report is measured once more on new guests if vm1 has lost its
+# way to the host (cases.sh, path_lost).
 throughput() {
-	local mtu=$1 prog n=1000 port=18700 g1 g2 rr ur ru
+	local mtu=$1 prog
+	for prog in ib_write_bw ib_send_bw ib_read_bw; do
+		tp_one "$mtu" $prog && continue
+		path_lost 198.18.10.1 198.18.10.1 || continue
+		echo "vm1 lost its way to the host: booting the guests again to measure $prog once more"
+		boot $boot_args && tp_one "$mtu" $prog
+	done
+}
+tp_port=18700
+tp_one() { # tp_one MTU PROGRAM: its line; 1 if one of the three runs did not report
+	local mtu=$1 prog=$2 n=1000 port g1 g2 rr ur ru srv
 	g1=$("$vm" exec vm1 "rxe-gid 4" | tr -dc 0-9)
 	g2=$("$vm" exec vm2 "rxe-gid 4" | tr -dc 0-9)
 	avg() { awk '$1 == 65536 && NF >= 5 {print $4}' "$1" | tail -1; }
-	for prog in ib_write_bw ib_send_bw ib_read_bw; do
-		port=$((port + 3))
-		"$vm" exec vm2 "rxe-bg t$port $prog -d rxe0 -x $g2 -p $port -s 65536 -n $n" >/dev/null
-		"$vm" exec vm2 "for i in \$(seq 100); do ss -ltnH 'sport = :$port' | grep -q . && exit 0; sleep 0.1; done" >/dev/null
-		"$vm" exec vm1 "timeout 120 $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n 198.18.10.12" >"$out/tp-$mtu-$prog.rr" 2>&1
-		"$vm" exec vm2 "rxe-wait t$port 30" >/dev/null
-		port=$((port + 1))
-		"$vm" exec vm1 "rxe-bg t$port $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n" >/dev/null
-		"$vm" exec vm1 "for i in \$(seq 100); do ss -ltnH 'sport = :$port' | grep -q . && exit 0; sleep 0.1; done" >/dev/null
-		LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 120 $prog -d uroce0 -x 0 -u 16 -p $port -s 65536 -n $n 198.18.10.11 >"$out/tp-$mtu-$prog.ur" 2>&1
-		"$vm" exec vm1 "rxe-wait t$port 30" >/dev/null
-		port=$((port + 1))
-		LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 120 $prog -d uroce0 -x 0 -u 16 -p $port -s 65536 -n $n >/dev/null 2>&1 &
-		local srv=$!
-		for i in $(seq 100); do ss -ltnH "sport = :$port" | grep -q . && break; sleep 0.1; done
-		"$vm" exec vm1 "timeout 120 $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n 198.18.10.1" >"$out/tp-$mtu-$prog.ru" 2>&1
-		wait $srv
-		rr=$(avg "$out/tp-$mtu-$prog.rr") ur=$(avg "$out/tp-$mtu-$prog.ur") ru=$(avg "$out/tp-$mtu-$prog.ru")
-		python3 - "$prog" "$mtu" "$n" "$rr" "$ur" "$ru" <<-'EOF' | tee -a "$out/throughput.txt"
-			import sys
-			prog, mtu, n, *bw = sys.argv[1:]
-			rr, ur, ru = (float(x) if x else None for x in bw)
-			f = lambda v: "n/a" if v is None else f"{v:.2f}"
-			r = lambda v: "" if v is None or not rr else f" ({v / rr:.2f}x)"
-			print(f"THROUGHPUT {prog} MTU {mtu}, 64 KiB x {n}, MB/s: rxe->rxe {f(rr)}, "
-			      f"uroce->rxe {f(ur)}{r(ur)}, rxe->uroce {f(ru)}{r(ru)}")
-		EOF
-	done
+	port=$((tp_port += 3))
+	"$vm" exec vm2 "rxe-bg t$port $prog -d rxe0 -x $g2 -p $port -s 65536 -n $n" >/dev/null
+	"$vm" exec vm2 "for i in \$(seq 100); do ss -ltnH 'sport = :$port' | grep -q . && exit 0; sleep 0.1; done" >/dev/null
+	"$vm" exec vm1 "timeout 60 $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n 198.18.10.12" >"$out/tp-$mtu-$prog.rr" 2>&1
+	"$vm" exec vm2 "rxe-wait t$port 30" >/dev/null
+	port=$((port + 1))
+	"$vm" exec vm1 "rxe-bg t$port $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n" >/dev/null
+	"$vm" exec vm1 "for i in \$(seq 100); do ss -ltnH 'sport = :$port' | grep -q . && exit 0; sleep 0.1; done" >/dev/null
+	LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 60 $prog -d uroce0 -x 0 -u 16 -p $port -s 65536 -n $n 198.18.10.11 >"$out/tp-$mtu-$prog.ur" 2>&1
+	"$vm" exec vm1 "rxe-wait t$port 30" >/dev/null
+	port=$((port + 1))
+	LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 60 $prog -d uroce0 -x 0 -u 16 -p $port -s 65536 -n $n >/dev/null 2>&1 &
+	srv=$!
+	for i in $(seq 100); do ss -ltnH "sport = :$port" | grep -q . && break; sleep 0.1; done
+	"$vm" exec vm1 "timeout 60 $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n 198.18.10.1" >"$out/tp-$mtu-$prog.ru" 2>&1
+	wait $srv
+	rr=$(avg "$out/tp-$mtu-$prog.rr") ur=$(avg "$out/tp-$mtu-$prog.ur") ru=$(avg "$out/tp-$mtu-$prog.ru")
+	python3 - "$prog" "$mtu" "$n" "$rr" "$ur" "$ru" <<-'EOF' | tee -a "$out/throughput.txt"
+		import sys
+		prog, mtu, n, *bw = sys.argv[1:]
+		rr, ur, ru = (float(x) if x else None for x in bw)
+		f = lambda v: "n/a" if v is None else f"{v:.2f}"
+		r = lambda v: "" if v is None or not rr else f" ({v / rr:.2f}x)"
+		print(f"THROUGHPUT {prog} MTU {mtu}, 64 KiB x {n}, MB/s: rxe->rxe {f(rr)}, "
+		      f"uroce->rxe {f(ur)}{r(ur)}, rxe->uroce {f(ru)}{r(ru)}")
+	EOF
+	[ -n "$rr" ] && [ -n "$ur" ] && [ -n "$ru" ]
 }
 
 all_cases="rc_pingpong uc_pingpong ud_pingpong srq_pingpong send_bw write_bw read_bw
@@ -274,12 +287,13 @@ mtu_phase() {
 	for fam in 4 6; do
 		capture_start ipv$fam-mtu$mtu-loss
 		loss_on all
-		RXE_CASES_RERUN= RXE_MATRIX_ITERS=50 matrix $fam "$mtu" loss $lossy
+		RXE_AFTER_BOOT="loss_off; loss_on all" RXE_MATRIX_ITERS=50 matrix $fam "$mtu" loss $lossy
 		local checked=$host_loss
 		loss_off
 		if [ -n "$request_lossy" ]; then
 			if loss_on requests; then
-				RXE_CASES_RERUN= RXE_MATRIX_ITERS=50 matrix $fam "$mtu" request-loss $request_lossy
+				RXE_AFTER_BOOT="loss_off; loss_on requests" RXE_MATRIX_ITERS=50 \
+					matrix $fam "$mtu" request-loss $request_lossy
 				local up=$(dropped egress) down=$(dropped ingress)
 				echo "request-loss ipv$fam mtu$mtu: requests dropped: uroce's $up, rxe's $down"
 				[ "$up" -gt 0 ] && [ "$down" -gt 0 ] ||
@@ -352,7 +366,7 @@ rdmacm_phase() {
 	done
 	capture_start ipv4-rdmacm-loss
 	loss_on all
-	RXE_CASES_RERUN= RXE_MATRIX_ITERS=5 cm_matrix 4 loss $cm_loss_cases
+	RXE_AFTER_BOOT="loss_off; loss_on all" RXE_MATRIX_ITERS=5 cm_matrix 4 loss $cm_loss_cases
 	# uroce mostly acknowledges here, so few of its packets are at risk: the loss must have
 	# acted on rxe's (netem's count in vm1); uroce's count is shown
 	up=$(dropped egress)
