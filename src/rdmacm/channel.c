@@ -38,6 +38,30 @@ struct rdma_event_channel *rdma_create_event_channel(void)
 	return &ch->ch;
 }
 
+/* Destroyed channels whose memory is kept a while: a thread that calls rdma_get_cm_event on
+ * its channel just after another destroyed it (rping's event thread, which loops back to it
+ * while the main thread tears down) then gets EBADF, as it does from the kernel's closed
+ * file, instead of freed memory. The oldest is freed when a newer one needs its place. */
+#define CMA_CHANNEL_GRAVEYARD 64
+static struct cma_channel *graveyard[CMA_CHANNEL_GRAVEYARD];
+static unsigned graveyard_next;
+static pthread_mutex_t graveyard_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void bury(struct cma_channel *ch)
+{
+	struct cma_channel *old;
+
+	pthread_mutex_lock(&graveyard_mu);
+	old = graveyard[graveyard_next];
+	graveyard[graveyard_next] = ch;
+	graveyard_next = (graveyard_next + 1) % CMA_CHANNEL_GRAVEYARD;
+	pthread_mutex_unlock(&graveyard_mu);
+	if (old) {
+		pthread_mutex_destroy(&old->mu);
+		free(old);
+	}
+}
+
 void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
 	struct cma_channel *ch = (struct cma_channel *)channel;
@@ -58,12 +82,10 @@ void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 	 * wakes up when the eventfd goes; it finds the channel dead and stays blocked, as it
 	 * would in the kernel's read of a file closed under it. The memory stays for it. */
 	waited = ch->waiters > 0;
-	ch->dead = waited;
+	ch->dead = true;
 	pthread_mutex_unlock(&ch->mu);
-	if (waited)
-		return;
-	pthread_mutex_destroy(&ch->mu);
-	free(ch);
+	if (!waited)
+		bury(ch);
 }
 
 /* A thread whose channel was destroyed under it: blocked for good. */
@@ -265,6 +287,10 @@ int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event *
 	if (!ch || !event)
 		return cma_ret(EINVAL);
 	pthread_mutex_lock(&ch->mu);
+	if (ch->dead) {
+		pthread_mutex_unlock(&ch->mu);
+		return cma_ret(EBADF);
+	}
 	ch->waiters++;
 	pthread_mutex_unlock(&ch->mu);
 	for (;;) {

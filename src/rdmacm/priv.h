@@ -75,7 +75,8 @@ struct cma_channel {
 	pthread_mutex_t mu;
 	struct cma_event *head, **tail;  /* readable (eventfd 1) while not empty */
 	unsigned waiters;                /* threads inside rdma_get_cm_event */
-	bool dead;                       /* destroyed while some waited: never freed */
+	bool dead;                       /* destroyed (freed later: channel.c, bury; never
+	                                  * when some thread waited in it) */
 };
 
 struct cma_mc {

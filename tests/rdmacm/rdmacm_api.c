@@ -464,6 +464,13 @@ int main(void)
 	test_retry_after_reject(ch);
 	rdma_destroy_event_channel(ch2);
 	rdma_destroy_event_channel(ch);
+	/* rping's event thread calls rdma_get_cm_event once more after its main thread has
+	 * destroyed the channel: the kernel's closed file answers EBADF, and so does uroce
+	 * (channel.c keeps a destroyed channel's memory a while for that) */
+	struct rdma_cm_event *ev = NULL;
+	int rc = rdma_get_cm_event(ch, &ev);
+	CHECK("rdma_get_cm_event on a destroyed channel: -1, EBADF", rc == -1 && errno == EBADF,
+	      "rc %d errno %d", rc, errno);
 	printf("%d failures\n", fails);
 	return fails;
 }
