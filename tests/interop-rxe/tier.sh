@@ -88,7 +88,7 @@ boot() {
 # capture_start NAME [INTERFACE]: captures on br-rxe, or INTERFACE, into NAME.pcap.
 capture_start() {
 	cap_name=$1 cap_if=${2:-br-rxe}
-	dumpcap -q -P -i "${2:-br-rxe}" -s 0 -B 64 -w "$out/$1.pcap" >"$out/$1.dumpcap.log" 2>&1 &
+	dumpcap -q -P -i "$cap_if" -s 0 -B 64 -w "$out/$1.pcap" >"$out/$1.dumpcap.log" 2>&1 &
 	cap_pid=$!
 	local i
 	for i in $(seq 50); do [ -s "$out/$1.pcap" ] && break; sleep 0.1; done
