@@ -77,6 +77,7 @@ struct cma_channel {
 	unsigned waiters;                /* threads inside rdma_get_cm_event */
 	bool dead;                       /* destroyed (freed later: channel.c, bury; never
 	                                  * when some thread waited in it) */
+	pthread_t destroyer;             /* the thread that destroyed it */
 };
 
 struct cma_mc {

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 #include <rdma/rsocket.h>
@@ -446,6 +447,53 @@ static void test_retry_after_reject(struct rdma_event_channel *sch)
 	rdma_destroy_id(l);
 }
 
+struct late_call {
+	struct rdma_event_channel *ch;
+	int rc, err;
+	int done;
+};
+
+static void *late_event_thread(void *arg)
+{
+	struct late_call *late = arg;
+	struct rdma_cm_event *ev;
+
+	late->rc = rdma_get_cm_event(late->ch, &ev);
+	late->err = errno;
+	__atomic_store_n(&late->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* rdma_get_cm_event on channels already destroyed (by this thread, A and B). */
+static void test_destroyed_channel(struct rdma_event_channel *a, struct rdma_event_channel *b)
+{
+	struct rdma_cm_event *ev = NULL;
+	int rc = rdma_get_cm_event(a, &ev);
+
+	/* the destroying thread's own mistake: EBADF, as from the kernel's closed file */
+	CHECK("rdma_get_cm_event on a channel this thread destroyed: -1, EBADF",
+	      rc == -1 && errno == EBADF, "rc %d errno %d", rc, errno);
+
+	/* rping's event thread loops back to rdma_get_cm_event while its main thread destroys
+	 * the channel, and exits 255 if the call fails: it stays blocked, as it would in the
+	 * kernel's read had it got there first (it is never joined) */
+	static struct late_call late; /* the thread outlives this frame */
+	pthread_t t;
+	int i;
+
+	late.ch = b;
+	if (pthread_create(&t, NULL, late_event_thread, &late)) {
+		CHECK("pthread_create", 0, "%s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < 50 && !__atomic_load_n(&late.done, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
+	CHECK("rdma_get_cm_event on a channel another thread destroyed: stays blocked",
+	      !__atomic_load_n(&late.done, __ATOMIC_ACQUIRE), "returned %d errno %d", late.rc,
+	      late.err);
+	pthread_detach(t);
+}
+
 int main(void)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel(), *ch2;
@@ -464,13 +512,7 @@ int main(void)
 	test_retry_after_reject(ch);
 	rdma_destroy_event_channel(ch2);
 	rdma_destroy_event_channel(ch);
-	/* rping's event thread calls rdma_get_cm_event once more after its main thread has
-	 * destroyed the channel: the kernel's closed file answers EBADF, and so does uroce
-	 * (channel.c keeps a destroyed channel's memory a while for that) */
-	struct rdma_cm_event *ev = NULL;
-	int rc = rdma_get_cm_event(ch, &ev);
-	CHECK("rdma_get_cm_event on a destroyed channel: -1, EBADF", rc == -1 && errno == EBADF,
-	      "rc %d errno %d", rc, errno);
+	test_destroyed_channel(ch, ch2);
 	printf("%d failures\n", fails);
 	return fails;
 }
