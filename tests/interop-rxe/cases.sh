@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 # What matrix.sh and rdmacm.sh share around their cases (sourced; needs $vm, $tag, $tmp,
-# $host_ip, $failed and the script's run_case):
-# the tier's time budget, the watchdog's hang reports, and the check that the guests can still
-# reach the host after a failure.
+# $host_ip, $failed and the script's run_case): the tier's time budget, the result lines, the
+# watchdog's hang reports, and the check that the guests can still reach the host after a
+# failure.
 
 # The tier's deadline (RXE_TIER_DEADLINE, seconds since the epoch, set by tier.sh): a case
 # that would start after it is not run, so that the tier ends with its summary before CTest's
@@ -14,6 +14,29 @@ budget_spent() {
 # hang_lines FILE...: what watchdog.sh said about a program it had to stop.
 hang_lines() {
 	grep -h '^\[hang\]' "$@" 2>/dev/null | head -60 | sed 's/^/  /'
+}
+
+# report OK NAME DIRECTION T0 NOTE WHAT: a case's result line; for a failure (WHAT says how),
+# each program's error lines (its stderr comes before its buffered stdout, so these often
+# sit above the last lines: rping's "rdma_get_cm_event: Bad file descriptor") and its last
+# lines, then what the watchdog said. Reads $tmp/c (client) and $tmp/s (server).
+report() {
+	local t=$((SECONDS - $4)) f who
+	if [ "$1" = 1 ]; then
+		echo "PASS $tag $2 $3 (${t} s$5)"
+		return
+	fi
+	echo "FAIL $tag $2 $3 (${t} s$5): $6"
+	for f in c s; do
+		who=client
+		[ $f = s ] && who=server
+		grep -v '^\[hang\]' "$tmp/$f" |
+			grep -iE 'error|fail|reject|unreach|timeout|couldn|unable|status|cannot|invalid|bad |wait for|refused|abort' |
+			sed "s/^/  $who: /" | head -4
+		grep -v '^\[hang\]' "$tmp/$f" | sed "s/^/  $who: /" | tail -4
+	done
+	hang_lines "$tmp/c" "$tmp/s"
+	failed=1
 }
 
 # path_lost HOST_IP4 HOST_IP: after a failed case, whether vm1 has lost its way to the host

@@ -107,22 +107,6 @@ clock_fit_failed() { grep -q "Correlation coefficient r^2" "$tmp/c" "$tmp/s"; }
 # on either side) is run once more, and the result line says so; a second one fails.
 retry_exceeded() { grep -qE "retry counter exceeded|status 12\b" "$tmp/c" "$tmp/s"; }
 
-report() { # report OK NAME DIRECTION T0 NOTE WHAT
-	local t=$((SECONDS - $4))
-	if [ "$1" = 1 ]; then
-		echo "PASS $tag $2 $3 (${t} s$5)"
-	else
-		echo "FAIL $tag $2 $3 (${t} s$5): $6"
-		# the programs' error lines (stderr comes before the buffered report), then the ends
-		grep -ihE 'error|fail|couldn|unable|status' "$tmp/c" | grep -v '^\[hang\]' | sed 's/^/  client: /' | head -4
-		grep -v '^\[hang\]' "$tmp/c" | sed 's/^/  client: /' | tail -4
-		grep -ihE 'error|fail|couldn|unable|status' "$tmp/s" | grep -v '^\[hang\]' | sed 's/^/  server: /' | head -4
-		grep -v '^\[hang\]' "$tmp/s" | sed 's/^/  server: /' | tail -4
-		hang_lines "$tmp/c" "$tmp/s"
-		failed=1
-	fi
-}
-
 # uroce client -> rxe server (in the background in the guest, its exit code in its log).
 # Sets ok and why; outputs in $tmp/c and $tmp/s.
 uroce_to_rxe() {

@@ -93,21 +93,6 @@ host_listening() {
 
 lport() { case $1 in udaddy) echo 7174 ;; *) echo $port ;; esac; }
 
-report() { # report OK NAME DIRECTION T0 NOTE WHAT
-	local t=$((SECONDS - $4))
-	if [ "$1" = 1 ]; then
-		echo "PASS $tag $2 $3 (${t} s$5)"
-	else
-		echo "FAIL $tag $2 $3 (${t} s$5): $6"
-		grep -ihE 'error|fail|reject|unreach|timeout' "$tmp/c" | grep -v '^\[hang\]' | sed 's/^/  client: /' | head -4
-		grep -v '^\[hang\]' "$tmp/c" | sed 's/^/  client: /' | tail -4
-		grep -ihE 'error|fail|reject|unreach|timeout' "$tmp/s" | grep -v '^\[hang\]' | sed 's/^/  server: /' | head -4
-		grep -v '^\[hang\]' "$tmp/s" | sed 's/^/  server: /' | tail -4
-		hang_lines "$tmp/c" "$tmp/s"
-		failed=1
-	fi
-}
-
 # guest server (background in SVM, its exit code in its log), client on the host or in CVM.
 # Sets ok and why.
 to_guest() { # to_guest NAME SVM SERVER_ADDR [CVM]

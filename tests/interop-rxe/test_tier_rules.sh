@@ -4,7 +4,8 @@
 # stopped with status 124 after saying where it waits; a program's own status passes
 # through) and cases.sh's run_cases (a failure with vm1's way to the host lost is LOST and
 # named for a rerun, the cases after it wait for that rerun, a lost way in the rerun fails,
-# and no case starts once the tier's budget is spent). Registered with the normal suite.
+# and no case starts once the tier's budget is spent), and report's lines for a failure.
+# Registered with the normal suite.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
@@ -91,6 +92,25 @@ check "run_cases: with no rerun (the lossy runs), a lost way fails at once" \
 run_rules RXE_TIER_DEADLINE=$(($(date +%s) - 1)) -- a b
 check "run_cases: past the tier's deadline no case starts" \
 	sh -c "[ $rc = 1 ] && [ \$(grep -c \"not run (the tier's time budget is spent)\" '$tmp/out') = 2 ]"
+
+# ---- cases.sh report ----
+# rping's failure in CI: its error lines on stderr came before its buffered data lines
+{
+	echo "rdma_get_cm_event: Bad file descriptor"
+	for i in 1 2 3 4 5 6; do echo "server ping data: rdma-ping-$i"; done
+} >"$tmp/s"
+printf '[hang] thread 1 state S\nping data: rdma-ping-6\n' >"$tmp/c"
+bash -c 'tag=t tmp=$1 failed=0 SECONDS=0; . "$2/cases.sh"
+	report 1 rping "x->y" 0 "" ""; report 0 rping "y->x" 0 "" "server exit 255"; echo "failed=$failed"' \
+	_ "$tmp" "$here" >"$tmp/out" 2>&1
+check "report: a pass is one line" grep -q '^PASS t rping x->y (0 s)$' "$tmp/out"
+check "report: a failure says what failed" grep -q '^FAIL t rping y->x (0 s): server exit 255$' "$tmp/out"
+check "report: a failure shows the error line above the data" \
+	grep -q '^  server: rdma_get_cm_event: Bad file descriptor$' "$tmp/out"
+check "report: and the last lines of each program" \
+	sh -c "grep -q '^  server: server ping data: rdma-ping-6$' '$tmp/out' && grep -q '^  client: ping data: rdma-ping-6$' '$tmp/out'"
+check "report: the watchdog's lines once, as such" test "$(grep -c 'thread 1 state S' "$tmp/out")" = 1
+check "report: a failure marks the run failed" grep -q '^failed=1$' "$tmp/out"
 
 [ $failed = 0 ] && echo "tier rules: all checks passed"
 exit $failed

@@ -55,8 +55,15 @@ echo "guest images ready in $((SECONDS - t0)) s (cached in ${RXE_VM_DIR:-/tmp/rx
 failed=0
 cap_pid= cap_name=
 booted=
+# dumpcap_end: ends the running capture, if any (dumpcap writes its statistics on SIGINT).
+dumpcap_end() {
+	[ -n "$cap_pid" ] || return 0
+	kill -INT "$cap_pid" 2>/dev/null
+	wait "$cap_pid" 2>/dev/null
+	cap_pid=
+}
 cleanup() {
-	[ -n "$cap_pid" ] && kill -INT "$cap_pid" 2>/dev/null && wait "$cap_pid" 2>/dev/null
+	dumpcap_end
 	nft delete table netdev uroce_rxe_loss 2>/dev/null
 	"$vm" down >/dev/null 2>&1
 }
@@ -96,9 +103,7 @@ capture_start() {
 
 # capture_stop NAME: stops the capture; fails (1) if dumpcap dropped packets.
 capture_stop() {
-	kill -INT "$cap_pid" 2>/dev/null
-	wait "$cap_pid" 2>/dev/null
-	cap_pid=
+	dumpcap_end
 	local dropped
 	dropped=$(sed -n 's/.*received\/dropped on interface .*: [0-9]*\/\([0-9]*\) .*/\1/p' "$out/$1.dumpcap.log")
 	if [ "${dropped:-x}" != 0 ]; then
@@ -135,9 +140,7 @@ cases() {
 	# the guests' taps and the bridge go away with them: so does the capture's interface
 	local capturing=$cap_pid
 	if [ -n "$capturing" ]; then
-		kill -INT "$cap_pid" 2>/dev/null
-		wait "$cap_pid" 2>/dev/null
-		cap_pid=
+		dumpcap_end
 		mv "$out/$cap_name.pcap" "$out/$cap_name.before-boot.pcap"
 	fi
 	boot $boot_args || return
