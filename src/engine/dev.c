@@ -95,8 +95,16 @@ int uroce_dev_new(const struct uroce_dev_cfg *cfg, struct uroce_dev **out)
 			return UROCE_EINVAL;
 	if (cfg->port_mtu && (cfg->port_mtu < UROCE_MTU_256 || cfg->port_mtu > UROCE_MTU_4096))
 		return UROCE_EINVAL;
-	if (cfg->max_qp > LAST_QPN - QPN_BASE + 1 || cfg->max_mr >= 1u << (32 - MR_KEY_BITS) ||
-	    (cfg->first_qpn && (cfg->first_qpn < QPN_BASE || cfg->first_qpn > MAX_QPN)))
+	uint32_t lo = cfg->qpn_lo, hi = cfg->qpn_hi;
+	if (!lo && !hi) {
+		lo = QPN_BASE;
+		hi = LAST_QPN;
+	}
+	if (lo < QPN_BASE || hi > LAST_QPN || lo > hi ||
+	    (cfg->max_qp ? cfg->max_qp : DEFAULT_MAX_QP) > hi - lo + 1 ||
+	    cfg->max_mr >= 1u << (32 - MR_KEY_BITS) ||
+	    (cfg->first_qpn && (cfg->first_qpn < lo || cfg->first_qpn > MAX_QPN ||
+				(cfg->first_qpn > hi && cfg->first_qpn != MCAST_QPN))))
 		return UROCE_EINVAL;
 	if (!(dev = calloc(1, sizeof(*dev))))
 		return UROCE_ENOMEM;
@@ -112,8 +120,9 @@ int uroce_dev_new(const struct uroce_dev_cfg *cfg, struct uroce_dev **out)
 	if (!dev->cfg.ack_req_interval)
 		dev->cfg.ack_req_interval = DEFAULT_ACK_REQ;
 	/* Numbering skips the multicast QPN (qpn_after); a start there starts at the base. */
-	dev->next_qpn = dev->cfg.first_qpn && dev->cfg.first_qpn <= LAST_QPN ? dev->cfg.first_qpn
-									     : QPN_BASE;
+	dev->qpn_lo = lo;
+	dev->qpn_hi = hi;
+	dev->next_qpn = dev->cfg.first_qpn && dev->cfg.first_qpn <= hi ? dev->cfg.first_qpn : lo;
 	dev->port_mtu = mtu_bytes(dev->cfg.port_mtu);
 	dev->objs.prev = dev->objs.next = &dev->objs;
 	dev->port_active = true;

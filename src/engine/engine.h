@@ -249,6 +249,10 @@ struct uroce_dev_cfg {
 	 * address reuses a number a peer may still hold packets for. 0: QPN 16 (what the
 	 * simulator's tests see); the verbs layer passes a random one. */
 	uint32_t first_qpn;
+	/* The range numbering is confined to (both included), for processes that share an
+	 * address: each numbers its QPs in its own slot (docs/multiprocess.md). 0, 0: the
+	 * whole space above. It must hold max_qp numbers and first_qpn. */
+	uint32_t qpn_lo, qpn_hi;
 };
 
 struct uroce_dev_attr {

@@ -265,6 +265,7 @@ struct uroce_dev {
 	struct mcast_group *mcg[UROCE_MAX_MCAST_GRP]; /* groups with attached QPs (mcast.c) */
 	uint32_t nmcg;
 	uint32_t next_qpn;         /* the next QP number to try */
+	uint32_t qpn_lo, qpn_hi;   /* the numbers it hands out (cfg.qpn_lo, qpn_hi) */
 	struct uroce_mr **mrs;     /* by key >> 8; slot 0 unused so that key 0 is never valid */
 	uint8_t *mr_key;           /* the last key part given out per slot */
 	struct uroce_cq *publishing; /* CQs with staged completions (uroce_dev_publish) */
@@ -351,10 +352,13 @@ static inline uint32_t sq_tail(const struct sq *sq)
 /* The QP table slot of a QP number: numbers are handed out so that live QPs never share one. */
 static inline uint32_t qp_slot(const struct uroce_dev *dev, uint32_t qpn)
 {
-	return (qpn - QPN_BASE) % dev->cfg.max_qp;
+	return (qpn - dev->qpn_lo) % dev->cfg.max_qp;
 }
-/* The next QP number: they run over [QPN_BASE, LAST_QPN] and start again at QPN_BASE. */
-static inline uint32_t qpn_after(uint32_t qpn) { return qpn >= LAST_QPN ? QPN_BASE : qpn + 1; }
+/* The next QP number: they run over [qpn_lo, qpn_hi] and start again at qpn_lo. */
+static inline uint32_t qpn_after(const struct uroce_dev *dev, uint32_t qpn)
+{
+	return qpn >= dev->qpn_hi ? dev->qpn_lo : qpn + 1;
+}
 static inline uint32_t pow2_at_least(uint32_t v)
 {
 	uint32_t p = 1;

@@ -399,13 +399,13 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 	bool gsi = attr->qp_type == UROCE_QPT_GSI;
 	if (gsi && dev->gsi)
 		return UROCE_EBUSY;
-	/* QP numbers run cyclically over [QPN_BASE, LAST_QPN], so that a number is not reused
+	/* QP numbers run cyclically over [qpn_lo, qpn_hi], so that a number is not reused
 	 * soon; a number whose table slot is taken is skipped. 2 x max_qp tries visit every
 	 * slot even across the wrap of the numbers, where the slots restart at 0. */
 	uint32_t qpn = dev->next_qpn;
 	for (uint32_t tries = 1;
 	     !gsi && dev->qps[qp_slot(dev, qpn)] && tries < 2 * dev->cfg.max_qp; tries++)
-		qpn = qpn_after(qpn);
+		qpn = qpn_after(dev, qpn);
 	if ((!gsi && dev->qps[qp_slot(dev, qpn)]) || !(qp = calloc(1, sizeof(*qp))))
 		return UROCE_ENOMEM;
 	if (attr->mem)
@@ -434,7 +434,7 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 		dev->gsi = qp;
 	} else {
 		dev->qps[qp_slot(dev, qpn)] = qp;
-		dev->next_qpn = qpn_after(qpn);
+		dev->next_qpn = qpn_after(dev, qpn);
 	}
 	pd->refs++;
 	qp->scq->refs++;

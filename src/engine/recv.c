@@ -55,7 +55,7 @@ static struct uroce_qp *qp_lookup(struct uroce_dev *dev, uint32_t qpn)
 
 	if (qpn == GSI_QPN)
 		return dev->gsi;
-	if (qpn < QPN_BASE || qpn > LAST_QPN)
+	if (qpn < dev->qpn_lo || qpn > dev->qpn_hi)
 		return NULL;
 	qp = dev->qps[qp_slot(dev, qpn)];
 	return qp && qp->qpn == qpn ? qp : NULL;

@@ -100,6 +100,49 @@ static void test_qpn_cyclic(void **state)
 	uroce_dev_free(dev);
 }
 
+/* A device confined to a range of numbers (one slot of a shared address,
+ * docs/multiprocess.md) hands out only those, cyclically from its first one. */
+static void test_qpn_range(void **state)
+{
+	struct uroce_dev_cfg cfg = {.ngids = 1, .gid = {h_addr(0, false)}, .max_qp = 4,
+				    .qpn_lo = 0x20000, .qpn_hi = 0x20003, .first_qpn = 0x20002};
+	struct uroce_qp_init_attr init = {.qp_type = UROCE_QPT_RC,
+					  .cap = {.max_send_wr = 1, .max_recv_wr = 1}};
+	struct uroce_dev *dev;
+	struct uroce_pd *pd;
+	struct uroce_cq *cq;
+	struct uroce_qp *qp[5];
+	(void)state;
+
+	cfg.max_qp = 5; /* more QPs than numbers */
+	assert_int_equal(uroce_dev_new(&cfg, &dev), UROCE_EINVAL);
+	cfg.max_qp = 4;
+	cfg.first_qpn = 0x20004; /* outside */
+	assert_int_equal(uroce_dev_new(&cfg, &dev), UROCE_EINVAL);
+	cfg.first_qpn = 0x20002;
+	cfg.qpn_lo = 15; /* QP numbers below 16 are not handed out */
+	assert_int_equal(uroce_dev_new(&cfg, &dev), UROCE_EINVAL);
+	cfg.qpn_lo = 0x20000;
+	assert_int_equal(uroce_dev_new(&cfg, &dev), 0);
+	assert_int_equal(uroce_pd_alloc(dev, &pd), 0);
+	assert_int_equal(uroce_cq_create(dev, 16, &cq), 0);
+	init.send_cq = init.recv_cq = cq;
+	const uint32_t want[4] = {0x20002, 0x20003, 0x20000, 0x20001};
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(uroce_qp_create(pd, &init, &qp[i]), 0);
+		assert_int_equal(uroce_qp_num(qp[i]), want[i]);
+	}
+	assert_int_equal(uroce_qp_create(pd, &init, &qp[4]), UROCE_ENOMEM);
+	assert_int_equal(uroce_qp_destroy(qp[1]), 0);
+	assert_int_equal(uroce_qp_create(pd, &init, &qp[1]), 0);
+	assert_int_equal(uroce_qp_num(qp[1]), 0x20003);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(uroce_qp_destroy(qp[i]), 0);
+	assert_int_equal(uroce_cq_destroy(cq), 0);
+	assert_int_equal(uroce_pd_dealloc(pd), 0);
+	uroce_dev_free(dev);
+}
+
 /* IBA 10.6.3.1: remote write and remote atomic need local write; keys change with every
  * registration of a slot (10.6.3.2); a region may not wrap past 2^64. */
 static void test_IBA10_6_3_mr_registration(void **state)
@@ -1101,6 +1144,7 @@ int main(void)
 		cmocka_unit_test(test_IBA11_6_3_destroyed_objects_lose_their_events),
 		cmocka_unit_test(test_objects_in_use),
 		cmocka_unit_test(test_qpn_cyclic),
+		cmocka_unit_test(test_qpn_range),
 		cmocka_unit_test(test_IBA11_2_4_2_every_transition),
 		cmocka_unit_test(test_IBA11_2_4_2_attribute_values),
 		cmocka_unit_test(test_IBA10_3_1_sqd_drains),
