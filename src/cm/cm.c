@@ -113,6 +113,8 @@ int uroce_cm_new(const struct uroce_cm_cfg *cfg, struct uroce_cm **out)
 	cm->cfg = *cfg;
 	if (!cm->cfg.max_ids)
 		cm->cfg.max_ids = DEFAULT_MAX_IDS;
+	if (cm->cfg.id_prefix && cm->cfg.max_ids > 1u << 24)
+		cm->cfg.max_ids = 1u << 24; /* the IDs a prefix leaves */
 	if (!cm->cfg.max_queued)
 		cm->cfg.max_queued = DEFAULT_MAX_QUEUED;
 	/* splitmix64 of the seed: the comm ID operand (Linux draws its random_id_operand with
@@ -184,9 +186,11 @@ int cm_id_alloc(struct uroce_cm *cm, struct uroce_cm_id **out)
 	/* A counter XOR the operand, as Linux's cm_alloc_id_priv: unique while alive, never 0
 	 * (a REJ of a REQ carries local comm ID 0), unpredictable across restarts. */
 	uint32_t v;
-	do
+	do {
 		v = cm->id_counter++ ^ cm->id_operand;
-	while (v == 0 || table_find(&cm->by_local, 0, v));
+		if (cm->cfg.id_prefix)
+			v = (uint32_t)cm->cfg.id_prefix << 24 | (v & 0xFFFFFF);
+	} while (v == 0 || table_find(&cm->by_local, 0, v));
 	if (table_insert(&cm->by_local, &id->n_local, 0, v)) {
 		free(id);
 		return UROCE_ENOMEM;

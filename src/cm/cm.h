@@ -144,6 +144,10 @@ struct uroce_cm_cfg {
 			       * dropped and counted (the peer's retry may find room) */
 	uint32_t max_queued;  /* MADs waiting for uroce_cm_next_mad, 0: 4096; past it a MAD is
 			       * dropped and counted (tx_queue_full) */
+	/* 0, or the top byte of every local comm ID (and SIDR request ID): the slot of the
+	 * process among those sharing its address, which their port's steering reads in the
+	 * Remote Comm ID of the peer's answers (docs/multiprocess.md). */
+	uint8_t id_prefix;
 };
 
 /* One CM MAD as it comes from or goes to QP1. A received MAD carries the 256 bytes after the

@@ -92,6 +92,7 @@ static inline void h_init(struct h_net *net, int n, bool ipv6, const struct uroc
 			.seed = 0xC0FFEE00u + (uint64_t)i,
 			.tid_high = 2,
 			.ack_delay = 15,
+			.id_prefix = (uint8_t)(i + 1), /* as the slots of a shared address */
 		};
 		assert_int_equal(uroce_cm_new(&cfg, &nd->cm), 0);
 		nd->addr = h_addr(i, ipv6);

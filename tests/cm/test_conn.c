@@ -84,6 +84,9 @@ static void test_IBA12_7_negotiated_values(void **state)
 	assert_int_equal(uroce_cm_id_query(b, &cb), 0);
 	assert_int_equal(ca.local_comm_id, cb.remote_comm_id);
 	assert_int_equal(cb.local_comm_id, ca.remote_comm_id);
+	/* each side's IDs carry its prefix (its slot, docs/multiprocess.md) */
+	assert_int_equal(ca.local_comm_id >> 24, 1);
+	assert_int_equal(cb.local_comm_id >> 24, 2);
 	assert_int_equal(ca.local_qpn, H_QPN(0));
 	assert_int_equal(ca.remote_qpn, H_QPN(1));
 	assert_int_equal(cb.local_qpn, H_QPN(1));

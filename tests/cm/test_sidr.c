@@ -49,6 +49,7 @@ static void test_IBA12_11_resolve(void **state)
 	struct uroce_cm_msg q = h_decode(&m);
 	assert_int_equal(q.attr, UROCE_CM_ATTR_SIDR_REQ);
 	assert_int_equal(tid, 2ull << 32 | q.sidr_req.request_id);
+	assert_int_equal(q.sidr_req.request_id >> 24, 1); /* node 0's prefix: its answer's steering */
 	assert_int_equal(q.sidr_req.service_id, SID_UDP);
 	assert_int_equal(q.sidr_req.pkey, 0xFFFF);
 	h_give(&net, 1, &m);
