@@ -23,6 +23,7 @@
 #include "wire/icrc_id.h"
 #include "wire/ip.h"
 #include "ipid.h"
+#include "share.h"
 
 #define NIL UINT32_MAX
 #define BATCH 64                  /* messages per sendmmsg/recvmmsg call */
@@ -52,6 +53,10 @@ struct rx_sock {
 	 * first goes to a group (tx_fill); 0 before, or when no interface carries it. */
 	unsigned ifindex;
 	bool ifindex_known;
+	/* A configured address shared with the user's other processes (share.h): the socket's
+	 * group, which owns the socket, and when its work is next due; else NULL. */
+	struct uroce_share_group *group;
+	uint64_t group_due;
 };
 
 /* A send socket, bound to (ip, sport). */
@@ -92,6 +97,8 @@ struct udp {
 	struct uroce_impair im;
 	struct uroce_impair_hold hold; /* impaired packets, and those rx_place had no room for */
 	uint64_t armed;                /* the timerfd's expiry: the earliest held packet's due */
+
+	struct uroce_share *share; /* cfg.share: the receive sockets of the addresses are shared */
 
 	struct uroce_icrc_id_cache idc;
 	struct uroce_ipid ipid;   /* each IPv4 peer's ID sequences: which solved IDs to accept */
@@ -148,7 +155,15 @@ static struct udp *as_udp(const struct uroce_io *io)
 uint64_t uroce_udp_next_deadline(const struct uroce_io *io)
 {
 	const struct udp *u = as_udp(io);
-	return u ? uroce_impair_hold_next_due(&u->hold) : UINT64_MAX;
+	uint64_t due;
+
+	if (!u)
+		return UINT64_MAX;
+	due = uroce_impair_hold_next_due(&u->hold);
+	for (size_t k = 0; k < u->naddrs; k++)
+		if (u->rx[k].group && u->rx[k].group_due < due)
+			due = u->rx[k].group_due;
+	return due;
 }
 
 const union uroce_udp_counters *uroce_udp_counters(const struct uroce_io *io)
@@ -803,35 +818,16 @@ static void rx_check_id(struct udp *u, struct uroce_io_pkt *p, uint64_t now)
 	p->flags |= UROCE_IO_PKT_ICRC_OK;
 }
 
-/* Turns message j, received into pkts[i], into a packet; returns the next free place. */
-static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts,
-		     size_t i, size_t w, size_t j, uint64_t now)
+/* Makes a packet of the datagram at pkts[i], whose payload (plen bytes in all) was read at
+ * data + its headers' length as far as cap allowed: rebuilt headers, the ID check, the
+ * impairments. Returns the next free place. */
+static size_t rx_finish(struct udp *u, struct uroce_io_pkt *pkts, size_t i, size_t w,
+			const struct uroce_share_meta *m, size_t plen, uint64_t now)
 {
-	struct mmsghdr *m = &u->msgs[j];
 	struct uroce_io_pkt *p = &pkts[i];
-	size_t plen = m->msg_len; /* the whole datagram: recvmmsg was given MSG_TRUNC */
-	uint8_t hdr[HDR6], tos = 0, ttl = DEFAULT_TTL;
-	struct uroce_io_addr src = {.ipv6 = s->ipv6}, dst = s->addr;
-	uint16_t sport;
-
-	if (plen < MIN_PAYLOAD) {
-		u->c.runts++;
-		return w;
-	}
-	if (s->ipv6) {
-		memcpy(src.ip, &u->names[j].sin6_addr, 16);
-		sport = ntohs(u->names[j].sin6_port);
-	} else {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)(void *)&u->names[j];
-		memcpy(src.ip, &s4->sin_addr, 4);
-		sport = ntohs(s4->sin_port);
-	}
-	uint32_t drops = s->drops;
-	rx_cmsgs(&m->msg_hdr, &dst, &tos, &ttl, &drops);
-	/* A running count: what it grew by since the last datagram (modulo 2^32). */
-	u->c.recv_overflows += (uint32_t)(drops - s->drops);
-	s->drops = drops;
-	size_t hlen = rx_headers(hdr, s->ipv6, &src, &dst, sport, tos, ttl, plen);
+	uint8_t hdr[HDR6];
+	bool ipv6 = m->src.ipv6;
+	size_t hlen = rx_headers(hdr, ipv6, &m->src, &m->dst, m->sport, m->tos, m->ttl, plen);
 	size_t total = hlen + plen;
 
 	/* The payload was read at data + hlen when the header fit in cap (rx_drain). */
@@ -844,11 +840,11 @@ static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts
 		u->c.truncated++;
 	}
 	p->ts_ns = now;
-	p->tos = tos;
-	p->src = src;
-	p->dst = dst;
+	p->tos = m->tos;
+	p->src = m->src;
+	p->dst = m->dst;
 
-	if (!s->ipv6 && u->solve_id && !(p->flags & UROCE_IO_PKT_TRUNC))
+	if (!ipv6 && u->solve_id && !(p->flags & UROCE_IO_PKT_TRUNC))
 		rx_check_id(u, p, now);
 
 	/* After the ID solver: an impairment is never "repaired". A duplicate waits in the hold
@@ -863,6 +859,67 @@ static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts
 			return w;
 	}
 	return rx_place(u, pkts, i, w, now);
+}
+
+/* Turns message j, received into pkts[i], into a packet; returns the next free place. */
+static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts,
+		     size_t i, size_t w, size_t j, uint64_t now)
+{
+	struct mmsghdr *msg = &u->msgs[j];
+	size_t plen = msg->msg_len; /* the whole datagram: recvmmsg was given MSG_TRUNC */
+	struct uroce_share_meta m = {.src.ipv6 = s->ipv6, .dst = s->addr, .ttl = DEFAULT_TTL};
+
+	if (plen < MIN_PAYLOAD) {
+		u->c.runts++;
+		return w;
+	}
+	if (s->ipv6) {
+		memcpy(m.src.ip, &u->names[j].sin6_addr, 16);
+		m.sport = ntohs(u->names[j].sin6_port);
+	} else {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)(void *)&u->names[j];
+		memcpy(m.src.ip, &s4->sin_addr, 4);
+		m.sport = ntohs(s4->sin_port);
+	}
+	uint32_t drops = s->drops;
+	rx_cmsgs(&msg->msg_hdr, &m.dst, &m.tos, &m.ttl, &drops);
+	/* A running count: what it grew by since the last datagram (modulo 2^32). */
+	u->c.recv_overflows += (uint32_t)(drops - s->drops);
+	s->drops = drops;
+	if (s->group) {
+		/* A probe, or another member's datagram (forwarded): not this process's. */
+		size_t hlen = s->ipv6 ? HDR6 : HDR4;
+		size_t room = pkts[i].cap > hlen ? pkts[i].cap - hlen : 0;
+		if (uroce_share_rx(s->group, pkts[i].data + hlen, plen < room ? plen : room, &m,
+				   now) == UROCE_SHARE_RX_TAKEN)
+			return w;
+	}
+	return rx_finish(u, pkts, i, w, &m, plen, now);
+}
+
+/* Datagrams other processes of the shared address forwarded here (share.h) into
+ * pkts[out..n); returns the new out. Each is read behind room for IPv6 headers, and moved
+ * down to its IPv4 headers' length when it is IPv4. */
+static size_t rx_forwarded(struct udp *u, struct uroce_share_group *g,
+			   struct uroce_io_pkt *pkts, size_t out, size_t n, uint64_t now)
+{
+	while (out < n) {
+		struct uroce_io_pkt *p = &pkts[out];
+		struct uroce_share_meta m;
+		size_t room = p->cap > HDR6 ? p->cap - HDR6 : 0;
+		size_t plen = uroce_share_fwd_recv(g, p->data + (room ? HDR6 : 0), room, &m);
+
+		if (!plen)
+			break;
+		if (plen < MIN_PAYLOAD) {
+			u->c.runts++;
+			continue;
+		}
+		if (!m.src.ipv6 && room)
+			memmove(p->data + HDR4, p->data + HDR6, plen < room ? plen : room);
+		out = rx_finish(u, pkts, out, out, &m, plen, now);
+	}
+	return out;
 }
 
 /* Reads datagrams of socket s into pkts[out..n); returns the new out. */
@@ -929,8 +986,12 @@ static int udp_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
 
 	if (n > INT_MAX)
 		n = INT_MAX;
-	/* Held packets that are due arrived before anything still in the sockets. */
+	/* Held packets that are due arrived before anything still in the sockets, and so did
+	 * those another process forwarded. */
 	out = uroce_impair_hold_release(&u->hold, pkts, n, now, &u->c.truncated);
+	for (size_t k = 0; u->share && k < u->naddrs; k++)
+		if (u->rx[k].group)
+			out = rx_forwarded(u, u->rx[k].group, pkts, out, n, now);
 	for (size_t k = 0; k < u->nrx && out < n; k++)
 		out = rx_drain(u, &u->rx[(u->rx_next + k) % u->nrx], pkts, out, n, now);
 	u->rx_next = (u->rx_next + 1) % u->nrx; /* no socket starves the others */
@@ -939,6 +1000,15 @@ static int udp_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
 	u->c.delivered += out;
 	u->c.ip_id_fallbacks = u->ipid.fallbacks;
 	u->c.ip_id_peer_evictions = u->ipid.evictions;
+	if (u->share) {
+		for (size_t k = 0; k < u->naddrs; k++)
+			if (u->rx[k].group)
+				u->rx[k].group_due = uroce_share_poll(u->rx[k].group, now);
+		const struct uroce_share_counters *sc = uroce_share_counters(u->share);
+#define UROCE_UDP_SHARE_COPY(name, desc) u->c.name = sc->name;
+		UROCE_SHARE_COUNTERS(UROCE_UDP_SHARE_COPY)
+#undef UROCE_UDP_SHARE_COPY
+	}
 	return (int)out;
 }
 
@@ -951,9 +1021,12 @@ static void udp_close(struct uroce_io *io)
 {
 	struct udp *u = (struct udp *)io;
 
-	for (size_t i = 0; i < u->nrx; i++)
-		if (u->rx[i].fd >= 0)
+	for (size_t i = 0; i < u->nrx; i++) {
+		if (u->rx[i].group)
+			uroce_share_leave(u->rx[i].group); /* closes the socket */
+		else if (u->rx[i].fd >= 0)
 			close(u->rx[i].fd);
+	}
 	for (uint32_t i = 0; i < u->tx_used; i++)
 		close(u->tx[i].fd);
 	if (u->tfd >= 0)
@@ -1052,8 +1125,20 @@ static int rx_open(struct udp *u, struct rx_sock *s, const struct uroce_io_addr 
 	 * interface; for the others the index changes nothing. */
 	if (addr->ipv6)
 		sa.sin6_scope_id = ifindex;
-	if (err || bind(fd, (struct sockaddr *)&sa, salen) < 0)
+	if (err)
 		return sys_err(errno);
+	if (!local && u->share) {
+		/* one of the user's processes sharing the address (share.h) */
+		err = uroce_share_join(u->share, fd, (struct sockaddr *)&sa, salen, addr, u->port,
+				       &s->group);
+		if (err < 0)
+			return err;
+		struct epoll_event ev = {.events = EPOLLIN};
+		if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, uroce_share_fwd_fd(s->group), &ev) < 0)
+			return sys_err(errno);
+	} else if (bind(fd, (struct sockaddr *)&sa, salen) < 0) {
+		return sys_err(errno);
+	}
 	if (local && group_join(fd, addr, local, ifindex) < 0)
 		return sys_err(errno);
 	struct epoll_event ev = {.events = EPOLLIN};
@@ -1172,6 +1257,7 @@ int uroce_udp_open(const struct uroce_udp_cfg *cfg, struct uroce_io **out)
 	u->io.ops = &udp_ops;
 	u->port = cfg->port ? cfg->port : UROCE_UDP_PORT;
 	u->solve_id = !cfg->no_ip_id_solve;
+	u->share = cfg->share;
 	u->gso = !cfg->no_gso;
 	u->epfd = u->tfd = -1;
 	if (cfg->impair) {
@@ -1191,4 +1277,29 @@ int uroce_udp_open(const struct uroce_udp_cfg *cfg, struct uroce_io **out)
 	}
 	*out = &u->io;
 	return 0;
+}
+
+void uroce_udp_share_cm(struct uroce_io *io, bool attach)
+{
+	struct udp *u = as_udp(io);
+
+	for (size_t k = 0; u && k < u->naddrs; k++)
+		if (u->rx[k].group)
+			uroce_share_cm(u->rx[k].group, attach);
+}
+
+int uroce_udp_share_listen(struct uroce_io *io, uint64_t sid, bool on)
+{
+	struct udp *u = as_udp(io);
+	int err = 0;
+	size_t k;
+
+	for (k = 0; u && k < u->naddrs; k++)
+		if (u->rx[k].group && (err = uroce_share_listen(u->rx[k].group, sid, on)))
+			break;
+	if (err && on) /* none changed: undo those before */
+		for (size_t j = 0; j < k; j++)
+			if (u->rx[j].group)
+				(void)uroce_share_listen(u->rx[j].group, sid, false);
+	return err;
 }

@@ -16,6 +16,7 @@
 
 #include "impair.h"
 #include "io.h"
+#include "share.h"
 
 #define UROCE_UDP_PORT 4791             /* the RoCEv2 port (Annex A17 CA17-20) */
 #define UROCE_UDP_SEND_SOCKETS 256      /* default max_send_sockets */
@@ -56,6 +57,12 @@ struct uroce_udp_cfg {
 	/* Never send with UDP_SEGMENT (GSO). By default consecutive equal-sized datagrams to
 	 * one destination go out as one GSO send (docs/udp.md "GSO"). */
 	bool no_gso;
+	/* NULL: each address's port is this handle's alone (bound without SO_REUSEPORT).
+	 * Else the process's slot among the user's processes that share the addresses
+	 * (share.h, docs/multiprocess.md): each receive socket joins its address's group,
+	 * datagrams of other members are forwarded to them, and forwarded ones come in. The
+	 * share must outlive the handle. */
+	struct uroce_share *share;
 };
 
 /* Counters of a handle; one list gives the fields and their names. Every packet given to
@@ -87,6 +94,7 @@ struct uroce_udp_cfg {
 	X(ip_id_unsolved, "IPv4 packets no Identification makes verify (delivered with ID 0)") \
 	X(ip_id_fallbacks, "times a peer went into fallback: its solved IDs taken unchecked") \
 	X(ip_id_peer_evictions, "peers the ID tracker forgot to make room (UROCE_IPID_PEERS places)") \
+	UROCE_SHARE_COUNTERS(X)                                                                \
 	UROCE_IMPAIR_COUNTERS(X)
 
 enum uroce_udp_counter {
@@ -142,5 +150,13 @@ uint64_t uroce_udp_now(void);
 uint64_t uroce_udp_next_deadline(const struct uroce_io *io);
 /* The handle's counters (live, updated by every call), or NULL when io is not a UDP backend. */
 const union uroce_udp_counters *uroce_udp_counters(const struct uroce_io *io);
+
+/* A shared handle's CM attaches to (true) or leaves QP1 of every address (share.h,
+ * uroce_share_cm); nothing when the handle is not shared or not a UDP backend. */
+void uroce_udp_share_cm(struct uroce_io *io, bool attach);
+/* A shared handle listens (on true) or stops listening on Service ID sid at every address
+ * (uroce_share_listen): 0, UROCE_EBUSY (another process listens on it at one of them; none
+ * changed) or UROCE_ENOMEM. 0 when the handle is not shared. */
+int uroce_udp_share_listen(struct uroce_io *io, uint64_t sid, bool on);
 
 #endif
