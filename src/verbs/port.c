@@ -15,6 +15,7 @@
  * port answers on its own, as a NIC would. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +89,17 @@ static int port_create(struct uv_device *dev, struct uv_port **out)
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
 		r = (uint32_t)getpid() * 2654435761u;
 	cfg.first_qpn = 16 + r % (0xFFFFFFu - 15);
+	/* Sharing the addresses with the user's other processes: this one numbers its QPs in
+	 * its slot, whose number the port's steering reads in every BTH (docs/multiprocess.md). */
+	char dir[PATH_MAX];
+	if (!dev->xdp && env_u32("UROCE_SHARE", 1) && !uv_runtime_dir(dir, sizeof(dir)) &&
+	    !uroce_share_open(dir, &p->share)) {
+		cfg.qpn_lo = uroce_share_slot(p->share) << 16;
+		cfg.qpn_hi = cfg.qpn_lo | 0xFFFF;
+		cfg.first_qpn = cfg.qpn_lo + r % 0x10000;
+	}
 	if ((err = uroce_dev_new(&cfg, &p->eng))) {
+		uroce_share_close(p->share);
 		free(p);
 		return uv_errno(err);
 	}
@@ -129,6 +140,7 @@ void uv_port_close(struct uv_port *p)
 	uv_gsi_close(p);
 	if (p->io)
 		uroce_io_close(p->io);
+	uroce_share_close(p->share); /* after the io, which leaves its groups */
 	uroce_dev_free(p->eng);
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->round_lock);
@@ -449,11 +461,18 @@ static const char *mpi_rank_variable(void)
 }
 
 /* Says why the UDP backend did not open so that the user can act: on which address, and
- * for a taken <address>:4791 (another process, often another uroce program on the same
- * address, has bound it) how to give this process another one (uroce.7 "UROCE_IP"). `which`
- * is the address that failed, or ngids when the failure came before any. */
-static void udp_open_failed(const struct uv_device *dev, int err, int sys, size_t which)
+ * for a taken <address>:4791 how to give this process another one (uroce.7 "UROCE_IP").
+ * uroce's processes share the port (docs/multiprocess.md): it is taken only by a socket
+ * outside their group, another program's or another user's, or when one side does not share
+ * (UROCE_SHARE=0). `which` is the address that failed, or ngids when the failure came
+ * before any. */
+static void udp_open_failed(const struct uv_port *p, int err, int sys, size_t which)
 {
+	const struct uv_device *dev = p->dev;
+	const char *who = p->share ? "a socket uroce cannot share it with (another program's, "
+				     "another user's, or a uroce program run with UROCE_SHARE=0)"
+				   : "another process (this one does not share it: UROCE_SHARE=0, "
+				     "or no runtime directory)";
 	char at[4 * INET6_ADDRSTRLEN]; /* the address, or as many of the device's as fit */
 	char ip[INET6_ADDRSTRLEN];
 	size_t n = 0;
@@ -479,14 +498,12 @@ static void udp_open_failed(const struct uv_device *dev, int err, int sys, size_
 	if (!a->ipv6 && a->ip[0] == 127) {
 		/* Every 127.x.y.z reaches lo: the next one is as good as any. */
 		snprintf(ip, sizeof(ip), "127.%u.%u.%u", a->ip[1], a->ip[2], a->ip[3] % 254u + 1);
-		fprintf(stderr, "uroce: UDP port 4791 of %s is taken (another process, perhaps "
-			"another uroce program, has bound it): give this process another address "
-			"with UROCE_IP, e.g. UROCE_IP=%s (any 127.x.y.z is on the loopback "
-			"interface)\n", at, ip);
+		fprintf(stderr, "uroce: UDP port 4791 of %s is taken by %s: give this process "
+			"another address with UROCE_IP, e.g. UROCE_IP=%s (any 127.x.y.z is on the "
+			"loopback interface)\n", at, who, ip);
 	} else {
-		fprintf(stderr, "uroce: UDP port 4791 of %s is taken (another process, perhaps "
-			"another uroce program, has bound it): give this process another address of "
-			"this host with UROCE_IP=<address>\n", at);
+		fprintf(stderr, "uroce: UDP port 4791 of %s is taken by %s: give this process "
+			"another address of this host with UROCE_IP=<address>\n", at, who);
 	}
 	const char *rank = mpi_rank_variable();
 	if (rank)
@@ -510,9 +527,10 @@ static int open_udp(struct uv_port *p)
 	cfg.failed_addr = &failed;
 	cfg.impair = p->impaired ? &p->impair : NULL;
 	cfg.no_gso = !env_u32("UROCE_GSO", 1); /* docs/udp.md "GSO" */
+	cfg.share = p->share;
 	errno = 0;
 	if ((err = uroce_udp_open(&cfg, &p->io))) {
-		udp_open_failed(p->dev, err, errno, failed);
+		udp_open_failed(p, err, errno, failed);
 		p->io = NULL;
 		return err == UROCE_EBUSY ? EADDRINUSE : uv_errno(err);
 	}

@@ -68,6 +68,9 @@ struct uv_port {
 	pthread_mutex_t lock; /* the engine and everything below */
 	struct uroce_dev *eng;
 	struct uroce_io *io;  /* NULL until started */
+	/* The process's slot among the user's processes sharing the addresses (UDP backend,
+	 * docs/multiprocess.md), or NULL (AF_XDP, UROCE_SHARE=0, no runtime directory). */
+	struct uroce_share *share;
 	struct uroce_impair_cfg impair;
 	bool impaired;
 	pthread_mutex_t round_lock; /* one engine round at a time (port.c) */
@@ -276,6 +279,8 @@ void uv_port_end_nap(struct uv_port *port);
 /* Creates the page (uv_port_start, before the thread: the port lock held). Failing to make
  * the file leaves the port without one; UROCE_STATS=1 still reports. */
 void uv_stat_open(struct uv_port *port);
+/* The runtime directory (docs/stat.md), made if missing; -1 when there is none we can trust. */
+int uv_runtime_dir(char *dir, size_t len);
 /* The end of a round's engine work (round_lock and the port lock held): copies the counters
  * and QPs into the page when due. moved: the round did something. */
 void uv_stat_round(struct uv_port *port, uint64_t now, bool moved);

@@ -36,7 +36,7 @@ struct uv_stat {
 
 /* The directory, made if missing: private (0700) and ours, since other users must not
  * place files that a uroce-stat run by us would trust or remove. */
-static int stat_dir(char *dir, size_t len)
+int uv_runtime_dir(char *dir, size_t len)
 {
 	struct stat st;
 
@@ -185,7 +185,7 @@ void uv_stat_open(struct uv_port *p)
 	s->report = env && !strcmp(env, "1");
 	s->dirty = true;
 	p->stat = s;
-	if (stat_dir(dir, sizeof(dir)))
+	if (uv_runtime_dir(dir, sizeof(dir)))
 		return; /* no page, but UROCE_STATS still reports */
 	snprintf(tmp, sizeof(tmp), "%s/.%d.tmp", dir, (int)getpid());
 	snprintf(s->path, sizeof(s->path), "%s/%d.stat", dir, (int)getpid());

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # MPI over uroce used wrongly ends with an error that says what is wrong, promptly:
-#  - a rank without an address of its own (no tools/uroce-rank, no UROCE_IP): all ranks take
-#    the host's addresses, the second one finds UDP port 4791 taken and uroce says to give it
+#  - ranks that do not share the host's addresses (UROCE_SHARE=0, docs/multiprocess.md)
+#    without addresses of their own (no tools/uroce-rank, no UROCE_IP; or UROCE_IP exported
+#    to every rank): the second one finds UDP port 4791 taken and uroce says to give it
 #    another address with UROCE_IP and, seeing an MPI launcher's variable, to use uroce-rank;
-#  - two ranks on one address (UROCE_IP exported to every rank; an address listed twice in
-#    UROCE_RANK_IPS; fewer addresses than ranks; uroce-rank outside a launcher);
+#  - uroce-rank misused (an address listed twice in UROCE_RANK_IPS; fewer addresses than
+#    ranks; uroce-rank outside a launcher);
 #  - a transport that needs what uroce lacks: UCX's rc_x and dc_x (the mlx5 transports, whose
 #    direct verbs uroce0 does not offer: UCX lists what it has instead), in Open MPI and MPICH;
 #  - UCX without /dev/infiniband/uverbs-uroce0 (not under tools/uroce-devns): UCX says that
@@ -69,14 +70,15 @@ ompi_ucx=(mpirun.openmpi "${root[@]}" --oversubscribe --mca pml ucx --mca osc uc
 taken='^uroce: UDP port 4791 of 127\.0\.0\.1 is taken .*give this process another address with UROCE_IP'
 
 rank_hint='^uroce: this process is an MPI rank \((OMPI_COMM_WORLD_RANK|PMI_RANK) is set\): run each rank under tools/uroce-rank'
-misuse no_address "$taken" -- "${ompi_ucx[@]}" -np 2 -x UCX_TLS=self,rc_v "$ompi"
-misuse no_address_hint "$rank_hint" -- "${ompi_ucx[@]}" -np 2 -x UCX_TLS=self,rc_v "$ompi"
+misuse no_address "$taken" -- "${ompi_ucx[@]}" -np 2 -x UCX_TLS=self,rc_v -x UROCE_SHARE=0 "$ompi"
+misuse no_address_hint "$rank_hint" -- "${ompi_ucx[@]}" -np 2 -x UCX_TLS=self,rc_v \
+	-x UROCE_SHARE=0 "$ompi"
 misuse no_address_hint_mpich "$rank_hint" UCX_TLS=self,rc_v UCX_NET_DEVICES=uroce0:1 \
-	MPIR_CVAR_NOLOCAL=1 -- mpiexec.mpich -n 2 "$mpich"
+	MPIR_CVAR_NOLOCAL=1 UROCE_SHARE=0 -- mpiexec.mpich -n 2 "$mpich"
 misuse one_address "$taken" -- "${ompi_ucx[@]}" -np 2 -x UCX_TLS=self,rc_v \
-	-x UROCE_IP=127.0.0.1 "$ompi"
+	-x UROCE_IP=127.0.0.1 -x UROCE_SHARE=0 "$ompi"
 misuse one_address_mpich "$taken" UCX_TLS=self,rc_v UCX_NET_DEVICES=uroce0:1 \
-	MPIR_CVAR_NOLOCAL=1 UROCE_IP=127.0.0.1 -- mpiexec.mpich -n 2 "$mpich"
+	MPIR_CVAR_NOLOCAL=1 UROCE_IP=127.0.0.1 UROCE_SHARE=0 -- mpiexec.mpich -n 2 "$mpich"
 misuse address_listed_twice '^uroce-rank: UROCE_RANK_IPS names 127\.0\.0\.1 twice' -- \
 	"${ompi_ucx[@]}" -np 2 -x UCX_TLS=self,rc_v -x UROCE_RANK_IPS=127.0.0.1,127.0.0.1 \
 	"$HPC_RANK" "$ompi"

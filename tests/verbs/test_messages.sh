@@ -62,8 +62,9 @@ run "$o/gso" UROCE_IP=127.0.6.3 UROCE_GSO="$(long g 5000)" -- \
 	ibv_rc_pingpong -g 0 -p 18793 127.0.0.1
 expect_line uroce_gso "$o/gso" "uroce: UROCE_GSO=$(long g 64)... is not a number; using 1"
 
-# Port 4791 of 127.0.6.2 taken by a uroce server waiting for its client.
-ic_cmd UROCE_IP=127.0.6.2 -- ibv_rc_pingpong -g 0 -p 18791
+# Port 4791 of 127.0.6.2 taken by a uroce server that does not share it (UROCE_SHARE=0),
+# waiting for its client: uroce's other processes cannot join it.
+ic_cmd UROCE_IP=127.0.6.2 UROCE_SHARE=0 -- ibv_rc_pingpong -g 0 -p 18791
 "${IC_CMD[@]}" </dev/null >"$o/holder" 2>&1 &
 holder=$!
 IC_PIDS+=("$holder")
@@ -77,9 +78,10 @@ if ! ic_udp_bound 127.0.6.2 4791; then
 	ic_show holder "$o/holder"
 else
 	run "$o/taken" UROCE_IP=127.0.6.2 -- ibv_ud_pingpong -g 0 -p 18792 127.0.0.1
-	expect_line port_taken "$o/taken" "uroce: UDP port 4791 of 127.0.6.2 is taken (another \
-process, perhaps another uroce program, has bound it): give this process another address with \
-UROCE_IP, e.g. UROCE_IP=127.0.6.3 (any 127.x.y.z is on the loopback interface)"
+	expect_line port_taken "$o/taken" "uroce: UDP port 4791 of 127.0.6.2 is taken by a socket \
+uroce cannot share it with (another program's, another user's, or a uroce program run with \
+UROCE_SHARE=0): give this process another address with UROCE_IP, e.g. UROCE_IP=127.0.6.3 (any \
+127.x.y.z is on the loopback interface)"
 	grep -q "Couldn't create QP" "$o/taken" ||
 		ic_fail port_taken/qp "the program did not fail to create its QP"
 fi
