@@ -195,6 +195,9 @@ static int init_dev(struct cma_dev *d, struct ibv_device *ibdev, const struct uv
 	cfg.seed = seed;
 	cfg.tid_high = 2; /* Linux's MAD agent number in the rxe captures (docs/cm.md) */
 	cfg.ack_delay = 15; /* uroce's verbs report rxe's local CA ACK delay */
+	/* The process's slot on the shared addresses: the peers' answers name it in their
+	 * Remote Comm ID, by which the port steers them here (docs/multiprocess.md). */
+	cfg.id_prefix = (uint8_t)b->slot(d->verbs);
 	if (uroce_cm_new(&cfg, &d->cm)) {
 		ibv_close_device(d->verbs);
 		return -1;
@@ -305,6 +308,26 @@ static int cm_listen(struct cma_dev *d, struct cma_id *c, uint64_t sid, struct u
 	return 0;
 }
 
+/* With the port lock held: the listener *out (0) also gets the REQs the port receives for
+ * sid among the processes sharing its addresses; when another process listens on sid there,
+ * it is destroyed (EADDRINUSE, as the kernel's bind of a taken port). */
+static int share_listen(struct cma_dev *d, uint64_t sid, struct uroce_cm_id **out)
+{
+	int err = d->bridge->listen(d->port, sid, true);
+
+	if (err) {
+		uroce_cm_destroy_id(*out, cma_dev_now(d));
+		*out = NULL;
+	}
+	return err;
+}
+
+void cma_dev_unlisten(struct cma_dev *d, uint64_t sid)
+{
+	if (d->port)
+		(void)d->bridge->listen(d->port, sid, false);
+}
+
 int cma_dev_listen(struct cma_dev *d, struct cma_id *c, uint64_t sid, struct uroce_cm_id **out,
 		   bool *opened)
 {
@@ -316,6 +339,8 @@ int cma_dev_listen(struct cma_dev *d, struct cma_id *c, uint64_t sid, struct uro
 		pthread_mutex_unlock(&d->attach_mu);
 		cma_dev_lock(d);
 		err = cm_listen(d, c, sid, out, cma_dev_now(d));
+		if (!err)
+			err = share_listen(d, sid, out);
 		cma_dev_unlock(d);
 		return err;
 	}
@@ -329,6 +354,10 @@ int cma_dev_listen(struct cma_dev *d, struct cma_id *c, uint64_t sid, struct uro
 		uroce_cm_destroy_id(*out, 0); /* a listener, no request: now is not read */
 		*out = NULL;
 		*opened = false;
+	} else if (!err) {
+		cma_dev_lock(d);
+		err = share_listen(d, sid, out);
+		cma_dev_unlock(d);
 	}
 	pthread_mutex_unlock(&d->attach_mu);
 	return err;

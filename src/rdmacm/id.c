@@ -255,6 +255,7 @@ int rdma_destroy_id(struct rdma_cm_id *id)
 			struct cma_dev *d = cma_dev_at(i);
 
 			cma_dev_lock(d);
+			cma_dev_unlisten(d, uroce_rdma_service_id((uint16_t)id->ps, src_port(c)));
 			uroce_cm_destroy_id(c->listen_cm[i], cma_dev_now(d));
 			cma_dev_unlock(d);
 		}

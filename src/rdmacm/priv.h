@@ -147,6 +147,8 @@ int cma_dev_open(struct cma_dev *dev);
 /* A CM id of c listening on sid in the device's CM, the device opened first if it is not
  * (before its port takes a MAD): 0 and the id in *out, or a positive errno; *opened false
  * when the device could not be opened. */
+/* With the port lock held (cma_dev_lock): the port no longer steers sid's REQs here. */
+void cma_dev_unlisten(struct cma_dev *dev, uint64_t sid);
 int cma_dev_listen(struct cma_dev *dev, struct cma_id *c, uint64_t sid, struct uroce_cm_id **out,
 		   bool *opened);
 /* The port lock, and its release with a drain of the CM's events and a kick. */

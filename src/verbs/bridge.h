@@ -19,13 +19,14 @@
 #define UROCE_VERBS_BRIDGE_H
 
 #include <infiniband/verbs.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cm/cm.h" /* struct uroce_cm_mad: one MAD to or from QP1, with its addresses */
 
 #define UV_BRIDGE_MAGIC 0x45474449524255ull /* "UBRIDGE" */
-#define UV_BRIDGE_VERSION 1
+#define UV_BRIDGE_VERSION 2
 
 /* What a MAD service gives the port. All four run in the port's round with the port lock
  * held; now is the port's clock (CLOCK_MONOTONIC nanoseconds). */
@@ -81,6 +82,13 @@ struct uv_bridge {
 	uint64_t (*now)(struct uv_bridge_port *port);
 	/* QP1's counters since the port's first attach (takes the port lock). */
 	void (*counters)(struct uv_bridge_port *port, struct uv_mad_counters *out);
+	/* The process's slot among the user's processes that share the device's addresses
+	 * (docs/multiprocess.md), the top byte of the CM's comm IDs; 0: not shared. */
+	unsigned (*slot)(struct ibv_context *ctx);
+	/* With the port lock held: REQs and SIDR REQs for Service ID sid reach this process
+	 * (on true) or no longer. 0, EADDRINUSE (another process listens on it at one of the
+	 * addresses) or ENOMEM. */
+	int (*listen)(struct uv_bridge_port *port, uint64_t sid, bool on);
 };
 
 /* The start of every uroce ibv_device (src/verbs/priv.h struct uv_device begins so; checked

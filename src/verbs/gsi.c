@@ -51,6 +51,8 @@ static void release(struct uv_bridge_port *g)
 {
 	struct uv_port *p = g->port;
 
+	if (p->io)
+		uroce_udp_share_cm(p->io, false);
 	if (g->qp) {
 		p->mad_counters.mads_no_buffer += uroce_qp_counters(g->qp)->drop_no_recv_wqe;
 		uroce_qp_destroy(g->qp);
@@ -133,6 +135,8 @@ static int attach(struct ibv_context *ctx, const struct uv_mad_service *svc,
 		return uv_errno(err);
 	}
 	p->gsi = g;
+	/* The MADs that name no other process's listener or connection come here. */
+	uroce_udp_share_cm(p->io, true);
 	*out = g;
 	uv_port_unlock_kick(p); /* the next round asks for the service's deadline */
 	return 0;
@@ -286,6 +290,20 @@ bool uv_gsi_pending(struct uv_port *p)
 	return p->gsi && uroce_cq_count(p->gsi->cq) > 0;
 }
 
+static unsigned slot(struct ibv_context *ctx)
+{
+	struct uv_port *p = ctx && ctx->device == &uv_device_get()->ibv ? port_of(ctx) : NULL;
+
+	return p && p->share ? uroce_share_slot(p->share) : 0;
+}
+
+static int listen_sid(struct uv_bridge_port *g, uint64_t sid, bool on)
+{
+	int err = g->port->io ? uroce_udp_share_listen(g->port->io, sid, on) : 0;
+
+	return err == UROCE_EBUSY ? EADDRINUSE : err ? ENOMEM : 0;
+}
+
 const struct uv_bridge uv_bridge = {
 	.magic = UV_BRIDGE_MAGIC,
 	.version = UV_BRIDGE_VERSION,
@@ -296,4 +314,6 @@ const struct uv_bridge uv_bridge = {
 	.unlock_kick = unlock_kick,
 	.now = now,
 	.counters = counters,
+	.slot = slot,
+	.listen = listen_sid,
 };
