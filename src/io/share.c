@@ -21,13 +21,21 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "wire/build.h"
 #include "wire/bytes.h"
+#include "wire/icrc.h"
+#include "wire/ip.h"
+#include "wire/opcode.h"
 
-/* A probe: UDP payload [0] 0xFF (a manufacturer-specific BTH opcode, IBA 9.2: never uroce's
- * traffic) and "URP", [4] the index the program sends it to, [8] the round, [12] the round's
- * cookie, which only the user's processes can read in the group's page. */
-#define PROBE_MAGIC 0xFF555250u
-#define PROBE_LEN 20
+/* A probe is a well-formed RoCEv2 UD SEND Only (a capture shows it as such, its ICRC good),
+ * from the group's forwarding socket to QP 0xFF0000 + the index it asks the program for:
+ * slot 255 holds no QP but the multicast QPN, whose datagrams never meet the program. Its
+ * DETH carries PROBE_QKEY, its payload the round and the round's cookie, which only the
+ * user's processes can read in the group's page. */
+#define PROBE_SLOT 0xFFu
+#define PROBE_QKEY 0x55524F50u /* "UROP" */
+#define PROBE_PAYLOAD 16       /* round, cookie, 4 zero bytes */
+#define PROBE_LEN (UROCE_BTH_LEN + 8 + PROBE_PAYLOAD + UROCE_ICRC_LEN)
 #define FWD_MAGIC 0x55524657u          /* "URFW": a forwarded datagram's header */
 #define PAGE_MAGIC 0x3152485345524f55ull /* "UORESHR1" */
 #define ROUND_WAIT_NS 200000000ull     /* how long a round waits for the members' answers */
@@ -35,6 +43,9 @@
 #define JOIN_LOCK_TRIES 200            /* x 10 ms: how long a join waits for a round elsewhere */
 #define NO_INDEX 0xFFFFFFFFu           /* a program's answer that leaves the choice to the hash */
 #define NSLOTS 256
+/* Relaxed accesses to the page (struct page says why that is enough). */
+#define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+#define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
 
 /* MAD fields in the UDP payload of a UD SEND to QP1 (BTH 12 bytes, DETH 8, then the MAD,
  * IBA 13.4.2; the CM messages' fields, IBA 12.6: the data starts at MAD byte 24). */
@@ -50,7 +61,11 @@
 
 /* The group's page: one per (network namespace, address, port), shared by its members.
  * Membership, the mapping and the listeners change under the page's flock; a member writes
- * its own answer to a probe (round, index) without it. */
+ * its own answer to a probe (round, index) without it. Memory orders: a probe's answer is
+ * published with its round (release; the prober acquires it), a round's cookie before the
+ * round (release; acquired by the members); every other field is relaxed: written under the
+ * lock, whose system calls order them for the next holder, and read on the data path, where
+ * a stale value only costs a forwarded datagram. */
 struct member {
 	_Atomic uint64_t id;     /* the owner's share id (its slot file says the same) */
 	_Atomic uint32_t joined; /* its socket is in the group */
@@ -82,7 +97,6 @@ struct uroce_share {
 	unsigned slot;
 	uint64_t id;
 	int lock_fd;
-	int probe_fd[2]; /* unbound UDP sockets that send probes and forwarded datagrams */
 	struct uroce_share_counters c;
 };
 
@@ -174,7 +188,7 @@ int uroce_share_open(const char *dir, struct uroce_share **out)
 	if (!(s = calloc(1, sizeof(*s))))
 		return UROCE_ENOMEM;
 	snprintf(s->dir, sizeof(s->dir), "%s", dir);
-	s->lock_fd = s->probe_fd[0] = s->probe_fd[1] = -1;
+	s->lock_fd = -1;
 	s->id = random64() | 1;
 	/* The first free slot from a random start: a slot given up is not taken again at once,
 	 * so a late packet for a dead process's QP finds no new owner of its number. */
@@ -217,9 +231,6 @@ void uroce_share_close(struct uroce_share *s)
 {
 	if (!s)
 		return;
-	for (int i = 0; i < 2; i++)
-		if (s->probe_fd[i] >= 0)
-			close(s->probe_fd[i]);
 	/* The lock file stays (another process may be opening it); closing drops the lock. */
 	close(s->lock_fd);
 	free(s);
@@ -238,7 +249,7 @@ static bool member_live(const struct uroce_share_group *g, unsigned slot)
 {
 	const struct member *m = &g->page->m[slot];
 
-	return atomic_load(&m->joined) && atomic_load(&m->id) == slot_holder(g->s, slot);
+	return LD(m->joined) && LD(m->id) == slot_holder(g->s, slot);
 }
 
 /* Under the lock: forgets the members that died without leaving, with their listeners. */
@@ -247,16 +258,16 @@ static void forget_dead(struct uroce_share_group *g)
 	struct page *p = g->page;
 
 	for (unsigned slot = UROCE_SHARE_SLOT_FIRST; slot <= UROCE_SHARE_SLOT_LAST; slot++) {
-		if (!atomic_load(&p->m[slot].joined) || member_live(g, slot))
+		if (!LD(p->m[slot].joined) || member_live(g, slot))
 			continue;
-		atomic_store(&p->m[slot].joined, 0);
-		atomic_store(&p->m[slot].cm, 0);
-		atomic_store(&p->m[slot].mapped, 0);
+		ST(p->m[slot].joined, 0);
+		ST(p->m[slot].cm, 0);
+		ST(p->m[slot].mapped, 0);
 	}
 	for (unsigned i = 0; i < UROCE_SHARE_MAX_LISTEN; i++) {
-		unsigned slot = atomic_load(&p->l[i].slot);
-		if (slot && !atomic_load(&p->m[slot].joined))
-			atomic_store(&p->l[i].slot, 0);
+		unsigned slot = LD(p->l[i].slot);
+		if (slot && !LD(p->m[slot].joined))
+			ST(p->l[i].slot, 0);
 	}
 }
 
@@ -265,7 +276,7 @@ static void forget_dead(struct uroce_share_group *g)
 static unsigned cm_default(const struct page *p)
 {
 	for (unsigned slot = UROCE_SHARE_SLOT_FIRST; slot <= UROCE_SHARE_SLOT_LAST; slot++)
-		if (atomic_load(&p->m[slot].joined) && atomic_load(&p->m[slot].cm))
+		if (LD(p->m[slot].joined) && LD(p->m[slot].cm))
 			return slot;
 	return 0;
 }
@@ -287,17 +298,17 @@ static void emit(struct prog *pr, uint16_t code, uint8_t jt, uint8_t jf, uint32_
 static void emit_chain(struct prog *pr, const struct page *p, uint32_t otherwise)
 {
 	for (unsigned slot = UROCE_SHARE_SLOT_FIRST; slot <= UROCE_SHARE_SLOT_LAST; slot++) {
-		if (!atomic_load(&p->m[slot].joined) || !atomic_load(&p->m[slot].mapped))
+		if (!LD(p->m[slot].joined) || !LD(p->m[slot].mapped))
 			continue;
 		emit(pr, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, slot);
-		emit(pr, BPF_RET | BPF_K, 0, 0, atomic_load(&p->m[slot].index));
+		emit(pr, BPF_RET | BPF_K, 0, 0, LD(p->m[slot].index));
 	}
 	emit(pr, BPF_RET | BPF_K, 0, 0, otherwise);
 }
 
 static uint32_t index_of(const struct page *p, unsigned slot)
 {
-	return slot && atomic_load(&p->m[slot].mapped) ? atomic_load(&p->m[slot].index) : NO_INDEX;
+	return slot && LD(p->m[slot].mapped) ? LD(p->m[slot].index) : NO_INDEX;
 }
 
 /* The group's program, from the page (under the lock). A load past the datagram's end ends a
@@ -308,16 +319,15 @@ static void compile(const struct page *p, struct prog *pr)
 	unsigned qp1, sid, jump;
 
 	pr->n = 0;
-	/* probes: to the index they carry */
-	emit(pr, BPF_LD | BPF_W | BPF_ABS, 0, 0, 0);
-	emit(pr, BPF_JMP | BPF_JEQ | BPF_K, 0, 2, PROBE_MAGIC);
-	emit(pr, BPF_LD | BPF_W | BPF_ABS, 0, 0, 4);
-	emit(pr, BPF_RET | BPF_A, 0, 0, 0);
 	/* the slot: the top byte of the BTH destination QP */
 	emit(pr, BPF_LD | BPF_B | BPF_ABS, 0, 0, 5);
 	emit(pr, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);
 	jump = pr->n;
 	emit(pr, BPF_JMP | BPF_JA, 0, 0, 0); /* to qp1, set below */
+	/* probes: to the index their QP number's low bits ask for */
+	emit(pr, BPF_JMP | BPF_JEQ | BPF_K, 0, 2, PROBE_SLOT);
+	emit(pr, BPF_LD | BPF_H | BPF_ABS, 0, 0, 6);
+	emit(pr, BPF_RET | BPF_A, 0, 0, 0);
 	emit_chain(pr, p, NO_INDEX);
 	/* QP1: a CM MAD goes by what names its receiver; anything else to the default CM */
 	qp1 = pr->n;
@@ -342,8 +352,8 @@ static void compile(const struct page *p, struct prog *pr)
 	pr->f[jump].k = sid - jump - 1;
 	pr->f[jump2].k = sid - jump2 - 1;
 	for (unsigned i = 0; i < UROCE_SHARE_MAX_LISTEN; i++) {
-		unsigned slot = atomic_load(&p->l[i].slot);
-		uint64_t v = atomic_load(&p->l[i].sid);
+		unsigned slot = LD(p->l[i].slot);
+		uint64_t v = LD(p->l[i].sid);
 		if (!slot || index_of(p, slot) == NO_INDEX)
 			continue;
 		emit(pr, BPF_LD | BPF_W | BPF_ABS, 0, 0, CM_SERVICE_ID);
@@ -385,43 +395,46 @@ static void unlock(struct uroce_share_group *g)
 	g->locked = false;
 }
 
-/* Sends iov to ip:port of the group's family from the process's unbound socket of it. */
-static bool send_local(struct uroce_share_group *g, const uint8_t *ip, uint16_t port,
-		       struct iovec *iov, size_t niov)
+/* Sends iov to port of the forwarding address, from the group's forwarding socket. */
+static bool send_local(struct uroce_share_group *g, uint16_t port, struct iovec *iov,
+		       size_t niov)
 {
-	struct uroce_share *s = g->s;
-	int fam = g->addr.ipv6;
 	struct sockaddr_in6 sa6 = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
 	struct sockaddr_in sa4 = {.sin_family = AF_INET, .sin_port = htons(port)};
 	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = niov};
 
-	if (s->probe_fd[fam] < 0)
-		s->probe_fd[fam] = socket(fam ? AF_INET6 : AF_INET,
-					  SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (s->probe_fd[fam] < 0)
-		return false;
-	if (fam) {
-		memcpy(&sa6.sin6_addr, ip, 16);
+	if (g->addr.ipv6) {
+		memcpy(&sa6.sin6_addr, g->fwd_addr.ip, 16);
 		mh.msg_name = &sa6;
 		mh.msg_namelen = sizeof(sa6);
 	} else {
-		memcpy(&sa4.sin_addr, ip, 4);
+		memcpy(&sa4.sin_addr, g->fwd_addr.ip, 4);
 		mh.msg_name = &sa4;
 		mh.msg_namelen = sizeof(sa4);
 	}
-	return sendmsg(s->probe_fd[fam], &mh, MSG_DONTWAIT) >= 0;
+	return sendmsg(g->fwd_fd, &mh, MSG_DONTWAIT) >= 0;
 }
 
+/* The probe for index: built as the engine builds its packets, the IPv4 ID 0 that the
+ * forwarding socket's DF sends (facts.md section 2), so that its ICRC holds on the wire. */
 static void send_probe(struct uroce_share_group *g, uint32_t index)
 {
-	uint8_t b[PROBE_LEN];
-	struct iovec iov = {b, sizeof(b)};
+	uint8_t b[UROCE_IPV6_HLEN + UROCE_UDP_HLEN + PROBE_LEN], payload[PROBE_PAYLOAD] = {0};
+	struct uroce_rocev2_net net = {.ipv6 = g->addr.ipv6, .hop_limit = 64, .sport = g->fwd_port};
+	struct uroce_bth bth = {.opcode = UROCE_OP_UD_SEND_ONLY, .pkey = 0xFFFF,
+				.destqp = PROBE_SLOT << 16 | (index & 0xFFFF)};
+	struct uroce_ext ext = {.present = UROCE_EH_DETH, .deth = {.qkey = PROBE_QKEY, .srcqp = 1}};
+	size_t hlen = (g->addr.ipv6 ? UROCE_IPV6_HLEN : UROCE_IPV4_HLEN) + UROCE_UDP_HLEN;
 
-	put_be32(b, PROBE_MAGIC);
-	put_be32(b + 4, index);
-	put_be32(b + 8, g->round);
-	put_be64(b + 12, atomic_load(&g->page->cookie));
-	(void)send_local(g, g->addr.ip, g->port, &iov, 1);
+	memcpy(net.src, g->fwd_addr.ip, 16);
+	memcpy(net.dst, g->fwd_addr.ip, 16);
+	put_be32(payload, g->round);
+	put_be64(payload + 4, LD(g->page->cookie));
+	ssize_t n = uroce_rocev2_build(b, sizeof(b), NULL, &net, &bth, &ext, payload, sizeof(payload));
+	if (n <= (ssize_t)hlen)
+		return;
+	struct iovec iov = {b + hlen, (size_t)n - hlen};
+	(void)send_local(g, g->port, &iov, 1);
 }
 
 /* Under the lock: a probe to every index of the group, each member writes down the one it
@@ -433,12 +446,12 @@ static void round_start(struct uroce_share_group *g, uint64_t now)
 
 	forget_dead(g);
 	for (unsigned slot = 0; slot < NSLOTS; slot++) {
-		g->live[slot] = (uint8_t)(slot && atomic_load(&p->m[slot].joined));
+		g->live[slot] = (uint8_t)(slot && LD(p->m[slot].joined));
 		n += g->live[slot];
 	}
-	g->round = atomic_load(&p->round) + 1;
-	atomic_store(&p->cookie, random64());
-	atomic_store(&p->round, g->round);
+	g->round = LD(p->round) + 1;
+	ST(p->cookie, random64());
+	atomic_store_explicit(&p->round, g->round, memory_order_release); /* after its cookie */
 	g->round_n = n;
 	g->round_due = now + ROUND_WAIT_NS;
 	g->want_round = false;
@@ -451,7 +464,8 @@ static void round_start(struct uroce_share_group *g, uint64_t now)
 static bool round_answered(const struct uroce_share_group *g)
 {
 	for (unsigned slot = 0; slot < NSLOTS; slot++)
-		if (g->live[slot] && atomic_load(&g->page->m[slot].round) != g->round)
+		if (g->live[slot] &&
+		    atomic_load_explicit(&g->page->m[slot].round, memory_order_acquire) != g->round)
 			return false;
 	return true;
 }
@@ -465,11 +479,11 @@ static void round_finish(struct uroce_share_group *g, uint64_t now)
 	for (unsigned slot = 0; slot < NSLOTS; slot++) {
 		if (!g->live[slot])
 			continue;
-		bool ok = atomic_load(&p->m[slot].round) == g->round &&
-			  atomic_load(&p->m[slot].index) < g->round_n;
-		atomic_store(&p->m[slot].mapped, ok);
+		bool ok = atomic_load_explicit(&p->m[slot].round, memory_order_acquire) == g->round &&
+			  LD(p->m[slot].index) < g->round_n;
+		ST(p->m[slot].mapped, ok);
 	}
-	atomic_store(&p->size, g->round_n);
+	ST(p->size, g->round_n);
 	attach(g);
 	g->round_due = 0;
 	g->next_round_at = now + ROUND_GAP_NS;
@@ -511,13 +525,13 @@ static bool forward(struct uroce_share_group *g, unsigned slot, const uint8_t *p
 {
 	const struct member *m = &g->page->m[slot];
 	struct fwd_hdr h = {.magic = FWD_MAGIC, .ipv6 = meta->src.ipv6, .tos = meta->tos,
-			    .ttl = meta->ttl, .sport = meta->sport, .token = atomic_load(&m->token)};
+			    .ttl = meta->ttl, .sport = meta->sport, .token = LD(m->token)};
 	struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)(uintptr_t)payload, len}};
-	uint16_t port = (uint16_t)atomic_load(&m->fwd_port);
+	uint16_t port = (uint16_t)LD(m->fwd_port);
 
 	memcpy(h.src, meta->src.ip, 16);
 	memcpy(h.dst, meta->dst.ip, 16);
-	return port && send_local(g, g->fwd_addr.ip, port, iov, 2);
+	return port && send_local(g, port, iov, 2);
 }
 
 int uroce_share_fwd_fd(const struct uroce_share_group *g) { return g->fwd_fd; }
@@ -564,13 +578,13 @@ static unsigned mad_owner(const struct page *p, const uint8_t *b, size_t len)
 	if (attr == ATTR_REQ || attr == ATTR_SIDR_REQ) {
 		uint64_t sid = get_be64(b + CM_SERVICE_ID);
 		for (unsigned i = 0; i < UROCE_SHARE_MAX_LISTEN; i++)
-			if ((slot = atomic_load(&p->l[i].slot)) && atomic_load(&p->l[i].sid) == sid)
+			if ((slot = LD(p->l[i].slot)) && LD(p->l[i].sid) == sid)
 				return slot;
 		return dflt;
 	}
 	slot = b[attr == ATTR_SIDR_REP ? CM_LOCAL_ID : CM_REMOTE_ID];
 	return slot >= UROCE_SHARE_SLOT_FIRST && slot <= UROCE_SHARE_SLOT_LAST &&
-			       atomic_load(&p->m[slot].joined) && atomic_load(&p->m[slot].cm)
+			       LD(p->m[slot].joined) && LD(p->m[slot].cm)
 		       ? slot
 		       : dflt;
 }
@@ -582,11 +596,15 @@ enum uroce_share_rx uroce_share_rx(struct uroce_share_group *g, const uint8_t *b
 	unsigned me = g->s->slot, slot;
 
 	(void)now;
-	if (len >= PROBE_LEN && get_be32(b) == PROBE_MAGIC) {
-		uint32_t round = get_be32(b + 8);
-		if (round == atomic_load(&p->round) && get_be64(b + 12) == atomic_load(&p->cookie)) {
-			atomic_store(&p->m[me].index, get_be32(b + 4));
-			atomic_store(&p->m[me].round, round);
+	if (len == PROBE_LEN && b[0] == UROCE_OP_UD_SEND_ONLY && b[5] == PROBE_SLOT &&
+	    get_be32(b + UROCE_BTH_LEN) == PROBE_QKEY) {
+		const uint8_t *pl = b + UROCE_BTH_LEN + 8;
+		uint32_t round = get_be32(pl);
+		if (round == atomic_load_explicit(&p->round, memory_order_acquire) &&
+		    get_be64(pl + 4) == LD(p->cookie)) {
+			ST(p->m[me].index, get_be16(b + 6));
+			/* release: the prober that sees the round sees the index */
+			atomic_store_explicit(&p->m[me].round, round, memory_order_release);
 			g->s->c.share_probes++;
 		}
 		return UROCE_SHARE_RX_TAKEN;
@@ -600,7 +618,7 @@ enum uroce_share_rx uroce_share_rx(struct uroce_share_group *g, const uint8_t *b
 		return UROCE_SHARE_RX_MINE; /* the multicast QPN (its own sockets) */
 	if (slot == me || slot == 0)
 		return UROCE_SHARE_RX_MINE;
-	if (!atomic_load(&p->m[slot].joined)) {
+	if (!LD(p->m[slot].joined)) {
 		g->s->c.share_no_owner++;
 		return UROCE_SHARE_RX_TAKEN;
 	}
@@ -669,7 +687,11 @@ static int fwd_open(struct uroce_share_group *g)
 	}
 	g->fwd_fd = socket(g->addr.ipv6 ? AF_INET6 : AF_INET,
 			   SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (g->fwd_fd < 0 || bind(g->fwd_fd, (struct sockaddr *)&sa, len) ||
+	/* DF: IPv4 ID 0 on the wire, which the probes' ICRC covers (facts.md section 2) */
+	int df = g->addr.ipv6 ? 0 : IP_PMTUDISC_DO;
+	if (g->fwd_fd < 0 ||
+	    (!g->addr.ipv6 && setsockopt(g->fwd_fd, IPPROTO_IP, IP_MTU_DISCOVER, &df, sizeof(df))) ||
+	    bind(g->fwd_fd, (struct sockaddr *)&sa, len) ||
 	    getsockname(g->fwd_fd, (struct sockaddr *)&sa, &len))
 		return UROCE_EIO;
 	(void)setsockopt(g->fwd_fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
@@ -718,13 +740,13 @@ int uroce_share_join(struct uroce_share *s, int fd, const struct sockaddr *sa, s
 		return e == EADDRINUSE ? UROCE_EBUSY : UROCE_EIO;
 	}
 	struct member *m = &g->page->m[s->slot];
-	atomic_store(&m->mapped, 0);
-	atomic_store(&m->cm, 0);
-	atomic_store(&m->round, 0);
-	atomic_store(&m->id, s->id);
-	atomic_store(&m->token, g->token);
-	atomic_store(&m->fwd_port, g->fwd_port);
-	atomic_store(&m->joined, 1);
+	ST(m->mapped, 0);
+	ST(m->cm, 0);
+	ST(m->round, 0);
+	ST(m->id, s->id);
+	ST(m->token, g->token);
+	ST(m->fwd_port, g->fwd_port);
+	ST(m->joined, 1);
 	/* A round, answering this socket's probe here: the progress thread does not run yet.
 	 * What else comes meanwhile is another member's (forwarded) or a stray (dropped). */
 	g->locked = true; /* page_open took it, or the round goes without */
@@ -768,21 +790,21 @@ void uroce_share_leave(struct uroce_share_group *g)
 	g->round_due = 0;
 	/* When a socket leaves, the kernel moves the group's last socket into its index
 	 * (reuseport_detach_sock): the program is rewritten for that before the close. */
-	uint32_t size = atomic_load(&p->size);
-	if (atomic_load(&me->mapped) && size) {
-		uint32_t k = atomic_load(&me->index);
+	uint32_t size = LD(p->size);
+	if (LD(me->mapped) && size) {
+		uint32_t k = LD(me->index);
 		for (unsigned slot = UROCE_SHARE_SLOT_FIRST; slot <= UROCE_SHARE_SLOT_LAST; slot++)
-			if (atomic_load(&p->m[slot].joined) && atomic_load(&p->m[slot].mapped) &&
-			    atomic_load(&p->m[slot].index) == size - 1)
-				atomic_store(&p->m[slot].index, k);
-		atomic_store(&p->size, size - 1);
+			if (LD(p->m[slot].joined) && LD(p->m[slot].mapped) &&
+			    LD(p->m[slot].index) == size - 1)
+				ST(p->m[slot].index, k);
+		ST(p->size, size - 1);
 	}
-	atomic_store(&me->joined, 0);
-	atomic_store(&me->cm, 0);
-	atomic_store(&me->mapped, 0);
+	ST(me->joined, 0);
+	ST(me->cm, 0);
+	ST(me->mapped, 0);
 	for (unsigned i = 0; i < UROCE_SHARE_MAX_LISTEN; i++)
-		if (atomic_load(&p->l[i].slot) == g->s->slot)
-			atomic_store(&p->l[i].slot, 0);
+		if (LD(p->l[i].slot) == g->s->slot)
+			ST(p->l[i].slot, 0);
 	attach(g);
 	close(g->fd);
 	group_free(g);
@@ -804,7 +826,7 @@ static void change(struct uroce_share_group *g)
 
 void uroce_share_cm(struct uroce_share_group *g, bool attach_cm)
 {
-	atomic_store(&g->page->m[g->s->slot].cm, attach_cm);
+	ST(g->page->m[g->s->slot].cm, attach_cm);
 	change(g);
 }
 
@@ -820,20 +842,20 @@ int uroce_share_listen(struct uroce_share_group *g, uint64_t sid, bool on)
 	bool had = g->locked;
 	forget_dead(g);
 	for (unsigned i = 0; i < UROCE_SHARE_MAX_LISTEN; i++) {
-		unsigned slot = atomic_load(&p->l[i].slot);
+		unsigned slot = LD(p->l[i].slot);
 		if (!slot) {
 			if (free_i == UROCE_SHARE_MAX_LISTEN)
 				free_i = i;
 			continue;
 		}
-		if (atomic_load(&p->l[i].sid) != sid)
+		if (LD(p->l[i].sid) != sid)
 			continue;
 		if (slot != me) {
 			err = on ? UROCE_EBUSY : 0;
 			goto out;
 		}
 		if (!on)
-			atomic_store(&p->l[i].slot, 0);
+			ST(p->l[i].slot, 0);
 		goto out_changed;
 	}
 	if (!on)
@@ -842,8 +864,8 @@ int uroce_share_listen(struct uroce_share_group *g, uint64_t sid, bool on)
 		err = UROCE_ENOMEM;
 		goto out;
 	}
-	atomic_store(&p->l[free_i].sid, sid);
-	atomic_store(&p->l[free_i].slot, me);
+	ST(p->l[free_i].sid, sid);
+	ST(p->l[free_i].slot, me);
 out_changed:
 	attach(g);
 out:
