@@ -712,6 +712,32 @@ static void group_free(struct uroce_share_group *g)
 	free(g);
 }
 
+/* Reads one datagram of the group's socket outside the progress thread (a join's round, a
+ * leave): a probe is answered, another member's datagram forwarded, this process's dropped
+ * (none is due yet, or it is leaving). False when none waits. Without ancillary data: TOS
+ * and TTL, which the ICRC does not cover, read 0 and 64. */
+static bool take_one(struct uroce_share_group *g, uint64_t now)
+{
+	static _Thread_local uint8_t b[UROCE_SHARE_MAX_DATAGRAM];
+	struct sockaddr_in6 from;
+	socklen_t fl = sizeof(from);
+	ssize_t n = recvfrom(g->fd, b, sizeof(b), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+
+	if (n <= 0)
+		return n == 0 || errno == EINTR;
+	struct uroce_share_meta meta = {.src.ipv6 = g->addr.ipv6, .dst = g->addr, .ttl = 64};
+	if (g->addr.ipv6) {
+		memcpy(meta.src.ip, &from.sin6_addr, 16);
+		meta.sport = ntohs(from.sin6_port);
+	} else {
+		const struct sockaddr_in *f4 = (const struct sockaddr_in *)(void *)&from;
+		memcpy(meta.src.ip, &f4->sin_addr, 4);
+		meta.sport = ntohs(f4->sin_port);
+	}
+	(void)uroce_share_rx(g, b, (size_t)n, &meta, now);
+	return true;
+}
+
 int uroce_share_join(struct uroce_share *s, int fd, const struct sockaddr *sa, socklen_t salen,
 		     const struct uroce_io_addr *addr, uint16_t port, struct uroce_share_group **out)
 {
@@ -754,25 +780,10 @@ int uroce_share_join(struct uroce_share *s, int fd, const struct sockaddr *sa, s
 	round_start(g, now);
 	while (!round_answered(g) && (now = now_ns()) < g->round_due) {
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		uint8_t b[2048];
-		struct sockaddr_in6 from;
-		socklen_t fl = sizeof(from);
 
-		if (poll(&pfd, 1, 5) <= 0)
-			continue;
-		ssize_t n = recvfrom(fd, b, sizeof(b), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
-		if (n <= 0)
-			continue;
-		struct uroce_share_meta meta = {.src.ipv6 = addr->ipv6, .dst = *addr, .ttl = 64};
-		if (addr->ipv6) {
-			memcpy(meta.src.ip, &from.sin6_addr, 16);
-			meta.sport = ntohs(from.sin6_port);
-		} else {
-			const struct sockaddr_in *f4 = (const struct sockaddr_in *)(void *)&from;
-			memcpy(meta.src.ip, &f4->sin_addr, 4);
-			meta.sport = ntohs(f4->sin_port);
-		}
-		(void)uroce_share_rx(g, b, (size_t)n, &meta, now);
+		if (poll(&pfd, 1, 5) > 0)
+			while (take_one(g, now))
+				;
 	}
 	round_finish(g, now_ns());
 	*out = g;
@@ -806,6 +817,9 @@ void uroce_share_leave(struct uroce_share_group *g)
 		if (LD(p->l[i].slot) == g->s->slot)
 			ST(p->l[i].slot, 0);
 	attach(g);
+	/* What the old program sent here meanwhile (another member's, since the move) */
+	while (take_one(g, now_ns()))
+		;
 	close(g->fd);
 	group_free(g);
 }

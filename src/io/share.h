@@ -25,6 +25,7 @@
 #define UROCE_SHARE_SLOT_FIRST 1u  /* slot 0: QP numbers 0..65535, QP1's */
 #define UROCE_SHARE_SLOT_LAST 254u /* slot 255 holds the multicast QPN 0xFFFFFF */
 #define UROCE_SHARE_MAX_LISTEN 256 /* Service IDs listened on, per address */
+#define UROCE_SHARE_MAX_DATAGRAM 9216 /* the largest UDP payload forwarded whole (MTU 9000) */
 
 /* Counters of the sharing, per process (all its groups). */
 #define UROCE_SHARE_COUNTERS(X)                                                                \

@@ -17,4 +17,7 @@ for np in 2 4; do
 		UCX_NET_DEVICES=uroce0:1 UROCE_RANK_IPS=127.0.0.1 -- \
 		mpiexec.mpich -n $np "$HPC_RANK" "$HPC_MPI_CHECK"
 done
+# Without uroce-rank: the 4 ranks share the host's addresses (docs/multiprocess.md).
+HPC_ONE_ADDRESS=127.0.0.1 hpc_mpi_case mpich_np4_one_address 4 MPIR_CVAR_NOLOCAL=1 \
+	UCX_TLS=self,rc_v UCX_NET_DEVICES=uroce0:1 -- mpiexec.mpich -n 4 "$HPC_MPI_CHECK"
 ic_finish

@@ -22,4 +22,9 @@ for np in 2 4; do
 		-x UCX_TLS=self,rc_v -x UCX_NET_DEVICES=uroce0:1 -x UROCE_RANK_IPS=127.0.0.1 \
 		"$HPC_RANK" "$HPC_MPI_CHECK"
 done
+# Without uroce-rank: the 4 ranks share the host's addresses (docs/multiprocess.md).
+HPC_ONE_ADDRESS=127.0.0.1 hpc_mpi_case openmpi_ucx_np4_one_address 4 -- mpirun.openmpi "${root[@]}" \
+	--oversubscribe -np 4 --mca pml ucx --mca osc ucx --mca btl self \
+	-x LD_LIBRARY_PATH ${IC_PRELOAD:+-x LD_PRELOAD="$IC_PRELOAD"} \
+	-x UCX_TLS=self,rc_v -x UCX_NET_DEVICES=uroce0:1 "$HPC_MPI_CHECK"
 ic_finish
