@@ -293,6 +293,11 @@ static int tx_open(const struct tx_key *k)
 				    setopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DO) ||
 				    setopt(fd, IPPROTO_IPV6, IPV6_DONTFRAG, 1)
 			  : setopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO);
+	/* The user's processes on one address send from the same (address, port) when their
+	 * QPs' source ports meet (every QP1 has the same one): each binds its own socket
+	 * there. None of them reads, so which one the kernel would give a datagram to does
+	 * not matter. */
+	err = err || setopt(fd, SOL_SOCKET, SO_REUSEPORT, 1);
 	if (err || bind(fd, (struct sockaddr *)&sa, salen) < 0) {
 		close(fd);
 		return -1;

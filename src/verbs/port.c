@@ -441,7 +441,9 @@ static int open_xdp(struct uv_port *p)
 	fprintf(stderr, "uroce: UROCE_XDP: cannot use queue %u of %s: %s (%s)%s\n", cfg.queue,
 		cfg.ifname, uroce_strerror(err), strerror(errno),
 		err == UROCE_EPERM ? "; AF_XDP needs CAP_NET_ADMIN and CAP_BPF"
-		: err == UROCE_EBUSY ? "; another XDP program or socket has it"
+		: err == UROCE_EBUSY ? "; another XDP program or socket has it (AF_XDP binds a "
+				       "queue to one process: processes that share an address use the "
+				       "UDP backend, without UROCE_XDP; docs/multiprocess.md)"
 		: err == UROCE_EINVAL ? "; it must be Ethernet with an MTU of at most 3826" : "");
 	p->io = NULL;
 	return err == UROCE_EPERM ? EPERM : err == UROCE_EBUSY ? EBUSY : ENODEV;

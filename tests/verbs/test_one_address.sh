@@ -11,11 +11,13 @@
 #  - 4 long pingpong pairs, one server killed with SIGKILL in mid-traffic: the other three
 #    finish, uroce-stat no longer lists it, and a new pair runs after it;
 #  - 3 rping servers (rdma_cm) on A's address, each on its port, and their clients on B at
-#    once; a 4th server on a port one of them listens on is refused (EADDRINUSE).
+#    once; a 4th server on a port one of them listens on is refused (EADDRINUSE);
+#  - rping and udaddy with both ends on A's address.
 . "$(dirname "$0")/../interop/lib.sh"
 ic_need ibverbs-utils ibv_rc_pingpong
 ic_need perftest ib_write_bw
 ic_need rdmacm-utils rping
+ic_need rdmacm-utils udaddy
 ic_need iproute2 ip
 ic_need util-linux nsenter
 STAT=${UROCE_BUILD:-/nonexistent}/tools/uroce-stat/uroce-stat
@@ -205,4 +207,35 @@ for i in 0 1 2; do
 		ic_show client "$IC_TMP/rping.$p.client"
 	fi
 done
+
+# Both ends on A's address: every QP1 sends from one (address, UDP port), each process from
+# a socket of its own there.
+same_pair() # NAME EXPECT_SERVER EXPECT_CLIENT -- SERVER ARGS... -- CLIENT ARGS...
+{
+	local name=$1 se=$2 ce=$3 srv=() cli=() spid src crc
+	shift 4
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	ic_cmd -- "${srv[@]}"
+	"${IC_CMD[@]}" >"$IC_TMP/$name.server" 2>&1 </dev/null &
+	spid=$!
+	IC_PIDS+=("$spid")
+	sleep 1
+	ic_cmd -- "$@"
+	"${IC_CMD[@]}" >"$IC_TMP/$name.client" 2>&1 </dev/null
+	crc=$?
+	wait "$spid"
+	src=$?
+	if [ $crc = 0 ] && [ $src = 0 ] && grep -q "$se" "$IC_TMP/$name.server" &&
+		grep -q "$ce" "$IC_TMP/$name.client"; then
+		ic_pass "$name"
+	else
+		ic_fail "$name" "client exit $crc, server exit $src"
+		ic_show server "$IC_TMP/$name.server"
+		ic_show client "$IC_TMP/$name.client"
+	fi
+}
+same_pair rping.same_address '^server ping data: rdma-ping-9: ' '^ping data: rdma-ping-9: ' -- \
+	rping -s -a $A -p 7480 -C 10 -v -V -- rping -c -a $A -p 7480 -C 10 -v -V
+same_pair udaddy.same_address '^test complete' '^test complete' -- udaddy -b $A -- udaddy -b $A -s $A
 ic_finish
