@@ -38,6 +38,7 @@
 #define MAX_TABLE (1u << 20)      /* most send sockets or hold places */
 #define GSO_SEGS 64               /* most datagrams per GSO send (Linux UDP_MAX_SEGMENTS >= 64) */
 #define GSO_BYTES 65507           /* most bytes per GSO send: one IPv4 datagram's UDP payload */
+#define FWD_EVERY 16              /* recv calls per read of the forwarding sockets (udp_recv) */
 
 /* ---- the backend's state ---- */
 
@@ -99,6 +100,7 @@ struct udp {
 	uint64_t armed;                /* the timerfd's expiry: the earliest held packet's due */
 
 	struct uroce_share *share; /* cfg.share: the receive sockets of the addresses are shared */
+	uint32_t fwd_calls;        /* recv calls, for FWD_EVERY */
 
 	struct uroce_icrc_id_cache idc;
 	struct uroce_ipid ipid;   /* each IPv4 peer's ID sequences: which solved IDs to accept */
@@ -994,9 +996,13 @@ static int udp_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
 	/* Held packets that are due arrived before anything still in the sockets, and so did
 	 * those another process forwarded. */
 	out = uroce_impair_hold_release(&u->hold, pkts, n, now, &u->c.truncated);
-	for (size_t k = 0; u->share && k < u->naddrs; k++)
-		if (u->rx[k].group)
-			out = rx_forwarded(u, u->rx[k].group, pkts, out, n, now);
+	/* Forwards are rare (a misroute): their sockets are read every FWD_EVERY calls only,
+	 * not at the cost of a system call each in a spinning loop. A sleeping progress thread
+	 * that one wakes calls again at once, until its turn comes. */
+	if (u->share && ++u->fwd_calls % FWD_EVERY == 0)
+		for (size_t k = 0; k < u->naddrs; k++)
+			if (u->rx[k].group)
+				out = rx_forwarded(u, u->rx[k].group, pkts, out, n, now);
 	for (size_t k = 0; k < u->nrx && out < n; k++)
 		out = rx_drain(u, &u->rx[(u->rx_next + k) % u->nrx], pkts, out, n, now);
 	u->rx_next = (u->rx_next + 1) % u->nrx; /* no socket starves the others */
