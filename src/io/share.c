@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +119,11 @@ struct uroce_share_group {
 	uint32_t round_n;   /* the probes it sent */
 	uint8_t live[NSLOTS]; /* the members it waits for */
 	uint64_t round_due;
-	bool want_round;    /* a misroute was seen: the order has changed */
+	_Atomic bool want_round; /* a misroute was seen (the receive path sets it) */
+	/* The rest of this struct, and changes of the group, are taken in turns by the progress
+	 * thread (uroce_share_poll: trylock, so it never waits) and the application threads
+	 * that attach the CM or listen (udp.h says which calls). */
+	pthread_mutex_t mu;
 	uint64_t next_round_at;
 };
 
@@ -454,7 +459,7 @@ static void round_start(struct uroce_share_group *g, uint64_t now)
 	atomic_store_explicit(&p->round, g->round, memory_order_release); /* after its cookie */
 	g->round_n = n;
 	g->round_due = now + ROUND_WAIT_NS;
-	g->want_round = false;
+	atomic_store_explicit(&g->want_round, false, memory_order_relaxed);
 	g->s->c.share_rounds++;
 	attach(g); /* the old mapping, minus the dead, and the probes' rule */
 	for (uint32_t i = 0; i < n; i++)
@@ -490,7 +495,7 @@ static void round_finish(struct uroce_share_group *g, uint64_t now)
 	unlock(g);
 }
 
-uint64_t uroce_share_poll(struct uroce_share_group *g, uint64_t now)
+static uint64_t poll_locked(struct uroce_share_group *g, uint64_t now)
 {
 	if (g->round_due) {
 		if (round_answered(g) || now >= g->round_due)
@@ -498,7 +503,7 @@ uint64_t uroce_share_poll(struct uroce_share_group *g, uint64_t now)
 		else
 			return g->round_due < now + 1000000 ? g->round_due : now + 1000000;
 	}
-	if (g->want_round) {
+	if (atomic_load_explicit(&g->want_round, memory_order_relaxed)) {
 		if (now < g->next_round_at)
 			return g->next_round_at;
 		if (!try_lock(g))
@@ -507,6 +512,17 @@ uint64_t uroce_share_poll(struct uroce_share_group *g, uint64_t now)
 		return now + 1000000; /* look at the answers in a millisecond */
 	}
 	return UINT64_MAX;
+}
+
+uint64_t uroce_share_poll(struct uroce_share_group *g, uint64_t now)
+{
+	uint64_t due;
+
+	if (pthread_mutex_trylock(&g->mu))
+		return now + 1000000; /* an application thread changes the group: soon again */
+	due = poll_locked(g, now);
+	pthread_mutex_unlock(&g->mu);
+	return due;
 }
 
 /* ---- forwarding ---- */
@@ -624,7 +640,8 @@ enum uroce_share_rx uroce_share_rx(struct uroce_share_group *g, const uint8_t *b
 	}
 	if (forward(g, slot, b, len, meta)) {
 		g->s->c.share_forwarded++;
-		g->want_round = true; /* the program and the group disagree */
+		/* the program and the group disagree */
+		atomic_store_explicit(&g->want_round, true, memory_order_relaxed);
 	} else {
 		g->s->c.share_forward_failed++;
 	}
@@ -709,6 +726,7 @@ static void group_free(struct uroce_share_group *g)
 		munmap(g->page, sizeof(struct page));
 	if (g->page_fd >= 0)
 		close(g->page_fd);
+	pthread_mutex_destroy(&g->mu);
 	free(g);
 }
 
@@ -749,6 +767,7 @@ int uroce_share_join(struct uroce_share *s, int fd, const struct sockaddr *sa, s
 	g->s = s;
 	g->fd = fd;
 	g->page_fd = g->fwd_fd = -1;
+	pthread_mutex_init(&g->mu, NULL);
 	g->addr = *addr;
 	g->port = port;
 	if ((err = fwd_open(g)) || (err = page_open(g, addr, port))) {
@@ -790,15 +809,30 @@ int uroce_share_join(struct uroce_share *s, int fd, const struct sockaddr *sa, s
 	return 0;
 }
 
+/* An application thread's change of the group (or the leave): the group's mutex, then the
+ * page's lock, waited for 2 s at most (a round elsewhere ends by itself; past that the change
+ * goes without, and a misroute repairs it). A round of this process's holds the lock already. */
+static void change_begin(struct uroce_share_group *g)
+{
+	pthread_mutex_lock(&g->mu);
+	for (int i = 0; i < JOIN_LOCK_TRIES && !try_lock(g); i++)
+		nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+}
+
+static void change_end(struct uroce_share_group *g)
+{
+	if (!g->round_due)
+		unlock(g);
+	pthread_mutex_unlock(&g->mu);
+}
+
 void uroce_share_leave(struct uroce_share_group *g)
 {
 	struct page *p = g->page;
 	struct member *me = &p->m[g->s->slot];
 
-	if (!g->locked)
-		for (int i = 0; i < JOIN_LOCK_TRIES && !try_lock(g); i++)
-			nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
-	g->round_due = 0;
+	change_begin(g);
+	g->round_due = 0; /* a round of ours ends here */
 	/* When a socket leaves, the kernel moves the group's last socket into its index
 	 * (reuseport_detach_sock): the program is rewritten for that before the close. */
 	uint32_t size = LD(p->size);
@@ -821,27 +855,18 @@ void uroce_share_leave(struct uroce_share_group *g)
 	while (take_one(g, now_ns()))
 		;
 	close(g->fd);
+	change_end(g);
 	group_free(g);
 }
 
 /* ---- the CM ---- */
 
-static void change(struct uroce_share_group *g)
-{
-	bool had = g->locked;
-
-	if (!had)
-		for (int i = 0; i < JOIN_LOCK_TRIES && !try_lock(g); i++)
-			nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
-	attach(g);
-	if (!had && !g->round_due)
-		unlock(g);
-}
-
 void uroce_share_cm(struct uroce_share_group *g, bool attach_cm)
 {
+	change_begin(g);
 	ST(g->page->m[g->s->slot].cm, attach_cm);
-	change(g);
+	attach(g);
+	change_end(g);
 }
 
 int uroce_share_listen(struct uroce_share_group *g, uint64_t sid, bool on)
@@ -850,10 +875,7 @@ int uroce_share_listen(struct uroce_share_group *g, uint64_t sid, bool on)
 	unsigned me = g->s->slot, free_i = UROCE_SHARE_MAX_LISTEN;
 	int err = 0;
 
-	if (!g->locked)
-		for (int i = 0; i < JOIN_LOCK_TRIES && !try_lock(g); i++)
-			nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
-	bool had = g->locked;
+	change_begin(g);
 	forget_dead(g);
 	for (unsigned i = 0; i < UROCE_SHARE_MAX_LISTEN; i++) {
 		unsigned slot = LD(p->l[i].slot);
@@ -864,26 +886,21 @@ int uroce_share_listen(struct uroce_share_group *g, uint64_t sid, bool on)
 		}
 		if (LD(p->l[i].sid) != sid)
 			continue;
-		if (slot != me) {
+		if (slot != me)
 			err = on ? UROCE_EBUSY : 0;
-			goto out;
-		}
-		if (!on)
+		else if (!on)
 			ST(p->l[i].slot, 0);
-		goto out_changed;
+		free_i = UROCE_SHARE_MAX_LISTEN + 1; /* found: nothing to add */
+		break;
 	}
-	if (!on)
-		goto out;
-	if (free_i == UROCE_SHARE_MAX_LISTEN) {
+	if (on && free_i == UROCE_SHARE_MAX_LISTEN) {
 		err = UROCE_ENOMEM;
-		goto out;
+	} else if (on && free_i < UROCE_SHARE_MAX_LISTEN) {
+		ST(p->l[free_i].sid, sid);
+		ST(p->l[free_i].slot, me);
 	}
-	ST(p->l[free_i].sid, sid);
-	ST(p->l[free_i].slot, me);
-out_changed:
-	attach(g);
-out:
-	if (had && !g->round_due)
-		unlock(g);
+	if (!err)
+		attach(g);
+	change_end(g);
 	return err;
 }

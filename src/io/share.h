@@ -87,6 +87,10 @@ int uroce_share_fwd_fd(const struct uroce_share_group *g);
 size_t uroce_share_fwd_recv(struct uroce_share_group *g, uint8_t *buf, size_t cap,
 			    struct uroce_share_meta *meta);
 
+/* Threads: the group's receive side (uroce_share_rx, uroce_share_fwd_recv, uroce_share_poll)
+ * is one thread's, the progress thread's; uroce_share_cm and uroce_share_listen may be called
+ * by any other thread meanwhile (the group takes turns with a mutex that the progress thread
+ * only tries). */
 /* Runs the group's pending work (a round to start or finish) at time now (CLOCK_MONOTONIC
  * ns); the next time it needs to run, or UINT64_MAX. */
 uint64_t uroce_share_poll(struct uroce_share_group *g, uint64_t now);

@@ -100,6 +100,9 @@ struct udp {
 	uint64_t armed;                /* the timerfd's expiry: the earliest held packet's due */
 
 	struct uroce_share *share; /* cfg.share: the receive sockets of the addresses are shared */
+	/* The addresses' groups, as rx[0..naddrs) has them, in an array that, unlike rx, never
+	 * moves: the CM's calls (uroce_udp_share_cm, _listen) come from other threads. */
+	struct uroce_share_group **groups;
 	uint32_t fwd_calls;        /* recv calls, for FWD_EVERY */
 
 	struct uroce_icrc_id_cache idc;
@@ -1045,6 +1048,7 @@ static void udp_close(struct uroce_io *io)
 	if (u->epfd >= 0)
 		close(u->epfd);
 	free(u->rx);
+	free(u->groups);
 	free(u->tx);
 	free(u->buckets);
 	uroce_impair_hold_free(&u->hold);
@@ -1225,12 +1229,13 @@ static int udp_setup(struct udp *u, const struct uroce_udp_cfg *cfg)
 
 	u->rx = calloc(cfg->naddrs, sizeof(*u->rx));
 	u->rx_cap = cfg->naddrs;
+	u->groups = calloc(cfg->naddrs, sizeof(*u->groups));
 	u->tx_max = cfg->max_send_sockets ? cfg->max_send_sockets : UROCE_UDP_SEND_SOCKETS;
 	for (u->nbuckets = 1; u->nbuckets < 2 * u->tx_max; u->nbuckets *= 2)
 		;
 	u->tx = calloc(u->tx_max, sizeof(*u->tx));
 	u->buckets = malloc(u->nbuckets * sizeof(*u->buckets));
-	if (!u->rx || !u->tx || !u->buckets)
+	if (!u->rx || !u->tx || !u->buckets || !u->groups)
 		return UROCE_ENOMEM;
 	/* The hold queue's pages are only touched when packets are held, which is rare without
 	 * impairments. */
@@ -1250,6 +1255,7 @@ static int udp_setup(struct udp *u, const struct uroce_udp_cfg *cfg)
 				*cfg->failed_addr = i;
 			return err;
 		}
+		u->groups[i] = u->rx[i].group;
 	}
 	return 0;
 }
@@ -1294,9 +1300,8 @@ void uroce_udp_share_cm(struct uroce_io *io, bool attach)
 {
 	struct udp *u = as_udp(io);
 
-	for (size_t k = 0; u && k < u->naddrs; k++)
-		if (u->rx[k].group)
-			uroce_share_cm(u->rx[k].group, attach);
+	for (size_t k = 0; u && u->share && k < u->naddrs; k++)
+		uroce_share_cm(u->groups[k], attach);
 }
 
 int uroce_udp_share_listen(struct uroce_io *io, uint64_t sid, bool on)
@@ -1305,12 +1310,11 @@ int uroce_udp_share_listen(struct uroce_io *io, uint64_t sid, bool on)
 	int err = 0;
 	size_t k;
 
-	for (k = 0; u && k < u->naddrs; k++)
-		if (u->rx[k].group && (err = uroce_share_listen(u->rx[k].group, sid, on)))
+	for (k = 0; u && u->share && k < u->naddrs; k++)
+		if ((err = uroce_share_listen(u->groups[k], sid, on)))
 			break;
 	if (err && on) /* none changed: undo those before */
 		for (size_t j = 0; j < k; j++)
-			if (u->rx[j].group)
-				(void)uroce_share_listen(u->rx[j].group, sid, false);
+			(void)uroce_share_listen(u->groups[j], sid, false);
 	return err;
 }

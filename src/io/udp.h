@@ -152,7 +152,9 @@ uint64_t uroce_udp_next_deadline(const struct uroce_io *io);
 const union uroce_udp_counters *uroce_udp_counters(const struct uroce_io *io);
 
 /* A shared handle's CM attaches to (true) or leaves QP1 of every address (share.h,
- * uroce_share_cm); nothing when the handle is not shared or not a UDP backend. */
+ * uroce_share_cm); nothing when the handle is not shared or not a UDP backend. These two may
+ * be called from any thread while another uses the handle (the one exception to "not
+ * thread-safe" above). */
 void uroce_udp_share_cm(struct uroce_io *io, bool attach);
 /* A shared handle listens (on true) or stops listening on Service ID sid at every address
  * (uroce_share_listen): 0, UROCE_EBUSY (another process listens on it at one of them; none
