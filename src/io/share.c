@@ -144,11 +144,10 @@ static uint64_t random64(void)
 	return r;
 }
 
-/* dir/slot-N.lock or dir/slot-N.sock (what: "lock", "sock"); -1 when it does not fit. */
-static int slot_path(const struct uroce_share *s, char *buf, size_t len, unsigned slot,
-		     const char *what)
+/* dir/slot-N.lock; -1 when it does not fit. */
+static int slot_path(const struct uroce_share *s, char *buf, size_t len, unsigned slot)
 {
-	int n = snprintf(buf, len, "%s/slot-%u.%s", s->dir, slot, what);
+	int n = snprintf(buf, len, "%s/slot-%u.lock", s->dir, slot);
 
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
@@ -165,7 +164,7 @@ static uint64_t slot_holder(const struct uroce_share *s, unsigned slot)
 
 	if (slot == s->slot)
 		return s->id;
-	if (slot_path(s, path, sizeof(path), slot, "lock") ||
+	if (slot_path(s, path, sizeof(path), slot) ||
 	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
@@ -203,7 +202,7 @@ int uroce_share_open(const char *dir, struct uroce_share **out)
 				(start + k) % (UROCE_SHARE_SLOT_LAST - UROCE_SHARE_SLOT_FIRST + 1);
 		int fd;
 
-		if (slot_path(s, path, sizeof(path), slot, "lock") ||
+		if (slot_path(s, path, sizeof(path), slot) ||
 		    (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
 			int e = errno;
 			free(s);
@@ -606,12 +605,11 @@ static unsigned mad_owner(const struct page *p, const uint8_t *b, size_t len)
 }
 
 enum uroce_share_rx uroce_share_rx(struct uroce_share_group *g, const uint8_t *b, size_t len,
-				   const struct uroce_share_meta *meta, uint64_t now)
+				   const struct uroce_share_meta *meta)
 {
 	struct page *p = g->page;
 	unsigned me = g->s->slot, slot;
 
-	(void)now;
 	if (len == PROBE_LEN && b[0] == UROCE_OP_UD_SEND_ONLY && b[5] == PROBE_SLOT &&
 	    get_be32(b + UROCE_BTH_LEN) == PROBE_QKEY) {
 		const uint8_t *pl = b + UROCE_BTH_LEN + 8;
@@ -734,7 +732,7 @@ static void group_free(struct uroce_share_group *g)
  * leave): a probe is answered, another member's datagram forwarded, this process's dropped
  * (none is due yet, or it is leaving). False when none waits. Without ancillary data: TOS
  * and TTL, which the ICRC does not cover, read 0 and 64. */
-static bool take_one(struct uroce_share_group *g, uint64_t now)
+static bool take_one(struct uroce_share_group *g)
 {
 	static _Thread_local uint8_t b[UROCE_SHARE_MAX_DATAGRAM];
 	struct sockaddr_in6 from;
@@ -752,7 +750,7 @@ static bool take_one(struct uroce_share_group *g, uint64_t now)
 		memcpy(meta.src.ip, &f4->sin_addr, 4);
 		meta.sport = ntohs(f4->sin_port);
 	}
-	(void)uroce_share_rx(g, b, (size_t)n, &meta, now);
+	(void)uroce_share_rx(g, b, (size_t)n, &meta);
 	return true;
 }
 
@@ -801,7 +799,7 @@ int uroce_share_join(struct uroce_share *s, int fd, const struct sockaddr *sa, s
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
 
 		if (poll(&pfd, 1, 5) > 0)
-			while (take_one(g, now))
+			while (take_one(g))
 				;
 	}
 	round_finish(g, now_ns());
@@ -852,7 +850,7 @@ void uroce_share_leave(struct uroce_share_group *g)
 			ST(p->l[i].slot, 0);
 	attach(g);
 	/* What the old program sent here meanwhile (another member's, since the move) */
-	while (take_one(g, now_ns()))
+	while (take_one(g))
 		;
 	close(g->fd);
 	change_end(g);

@@ -77,7 +77,7 @@ enum uroce_share_rx {
 };
 /* Looks at a datagram the group's socket received (its UDP payload and the rest). */
 enum uroce_share_rx uroce_share_rx(struct uroce_share_group *g, const uint8_t *payload,
-				   size_t len, const struct uroce_share_meta *meta, uint64_t now);
+				   size_t len, const struct uroce_share_meta *meta);
 
 /* The group's forwarding socket (nonblocking; readable when another member forwarded a
  * datagram here). */

@@ -900,8 +900,8 @@ static size_t rx_one(struct udp *u, struct rx_sock *s, struct uroce_io_pkt *pkts
 		/* A probe, or another member's datagram (forwarded): not this process's. */
 		size_t hlen = s->ipv6 ? HDR6 : HDR4;
 		size_t room = pkts[i].cap > hlen ? pkts[i].cap - hlen : 0;
-		if (uroce_share_rx(s->group, pkts[i].data + hlen, plen < room ? plen : room, &m,
-				   now) == UROCE_SHARE_RX_TAKEN)
+		if (uroce_share_rx(s->group, pkts[i].data + hlen, plen < room ? plen : room, &m) ==
+		    UROCE_SHARE_RX_TAKEN)
 			return w;
 	}
 	return rx_finish(u, pkts, i, w, &m, plen, now);
