@@ -4,8 +4,8 @@
 # <infiniband/verbs.h> only): four network namespaces, a, b and c each with a veth u0 into a
 # bridge in w (IGMP and MLD snooping on, the bridge's default), IPv4 and IPv6 addresses on
 # them. For each family: in a, the sender, with a QP of its own attached (its messages come
-# back to it); in b, two receiver processes on two addresses (two processes of one host:
-# each gets every message) and a process with a UD QP that is not attached (it gets none); in
+# back to it); in b, two receiver processes on one address (two processes of one host:
+# each gets every message) and a process on it with a UD QP that is not attached (it gets none); in
 # c, a third receiver. Each receiver has several attached QPs, each of which gets each message
 # once, plus one attached with another Q_Key and one not attached, which get none. Before the
 # sender starts, the bridge must have learned the group on b's and c's ports: the joins are
@@ -140,9 +140,11 @@ round()
 	else
 		start "$name.recv_b2" "$b" UROCE_IP="${pre}2" -- "$peer" recv "$g" "$count" 2
 		pids+=("$started") names+=("$name.recv_b2")
-		start "$name.recv_b3" "$b" UROCE_IP="${pre}3" -- "$peer" recv "$g" "$count" 3
+		# a second receiver and the idle process on the same address: processes share
+		# it (docs/multiprocess.md), and each gets the group's datagrams
+		start "$name.recv_b3" "$b" UROCE_IP="${pre}2" -- "$peer" recv "$g" "$count" 3
 		pids+=("$started") names+=("$name.recv_b3")
-		start "$name.idle_b5" "$b" UROCE_IP="${pre}5" -- "$peer" idle "$g" "$done"
+		start "$name.idle_b5" "$b" UROCE_IP="${pre}2" -- "$peer" idle "$g" "$done"
 		idle=$started
 	fi
 	start "$name.recv_c" "$c" UROCE_IP="${pre}4" -- "$peer" recv "$g" "$count" 1
