@@ -4,7 +4,7 @@
 # namespaces, each with a veth u0 into a bridge in a third, IPv4 and IPv6 addresses on them,
 # one process in each namespace with UROCE_XDP=u0. RC, UD and SRQ pingpongs over IPv4 and IPv6,
 # perftest's SEND, WRITE, READ and atomic tests, WRITE and READ with UROCE_IMPAIR, and the
-# errors a user gets when the interface cannot be used. Traffic is captured on the bridge and must decode in tshark with no
+# errors a user gets when the interface cannot be used or its queue is another process's. Traffic is captured on the bridge and must decode in tshark with no
 # malformed packet and every ICRC verifying (icrc_check.py, independent of uroce's CRC code).
 # Needs root (namespaces, XDP); skipped without.
 set -u
@@ -127,6 +127,15 @@ check_error() # NAME EXPECTED-TEXT VAR=VALUE...: ibv_rc_pingpong must fail and s
 }
 check_error no_such_interface "UROCE_XDP=nosuch0: no usable address on nosuch0" UROCE_XDP=nosuch0
 check_error bad_queue "the queue is not a number below 1024" UROCE_XDP=u0:x
+# A second process on a queue another one holds: AF_XDP binds a queue to one socket, and
+# the message names the UDP backend, which processes sharing an address use.
+ic_cmd UROCE_XDP=u0 -- ibv_rc_pingpong -g 0 -p 18912
+ip netns exec "$a" timeout 30 "${IC_CMD[@]}" </dev/null >"$IC_TMP/holder.out" 2>&1 &
+holder=$!
+for _ in $(seq 100); do ip netns exec "$a" ss -ltn | grep -q ":18912 " && break; sleep 0.1; done
+check_error queue_taken "another XDP program or socket has it (AF_XDP binds a queue to one process: processes that share an address use the UDP backend" UROCE_XDP=u0
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
 
 # The capture: no malformed packet, every ICRC verifies.
 if [ ${#caps[@]} -gt 0 ]; then

@@ -7,7 +7,7 @@
 #    lists the 8 servers while they wait;
 #  - the same with 2% of every process's packets lost (UROCE_IMPAIR; a pair may end in the
 #    race every lossy pingpong has, interop/lib.sh ic_end_race);
-#  - 4 ib_write_bw pairs at once;
+#  - 8 ib_write_bw pairs at once;
 #  - 4 long pingpong pairs, one server killed with SIGKILL in mid-traffic: the other three
 #    finish, uroce-stat no longer lists it, and a new pair runs after it;
 #  - 3 rping servers (rdma_cm) on A's address, each on its port, and their clients on B at
@@ -136,7 +136,7 @@ count_servers()
 PAIRS_WHILE_WAITING=count_servers pairs pingpong8 8 pingpong:500 - -- ibv_rc_pingpong -g 1 -n 500
 PAIRS_WHILE_WAITING= pairs pingpong8_loss 8 pingpong:300 end-race UROCE_IMPAIR=loss=0.02 -- \
 	ibv_rc_pingpong -g 1 -n 300
-pairs write_bw4 4 perftest:2000 - -- ib_write_bw -d uroce0 -x 1 -s 65536 -n 2000
+pairs write_bw8 8 perftest:2000 - -- ib_write_bw -d uroce0 -x 1 -s 65536 -n 2000
 
 # SIGKILL in mid-traffic
 pairs kill 4 pingpong:20000 wait -- ibv_rc_pingpong -g 1 -n 20000
