@@ -262,10 +262,24 @@ static void test_slots(void **state)
 	assert_int_equal(uroce_share_open(longdir, &a), UROCE_EINVAL);
 }
 
+/* Sends PER_MEMBER datagrams to each of the n members, then checks that each got exactly
+ * those and no other's; their reports in r. */
+static void deliver_all(struct member *m, int n, struct report *r)
+{
+	for (int i = 0; i < n; i++)
+		send_data(m[i].slot, PER_MEMBER);
+	for (int i = 0; i < n; i++) {
+		r[i] = collect_n(&m[i], OP_END, PER_MEMBER);
+		assert_int_equal(r[i].got, PER_MEMBER);
+		assert_int_equal(r[i].wrong, 0);
+	}
+}
+
 /* The steering: every member gets its own datagrams and only those. */
 static void test_steering(void **state)
 {
 	struct member m[MEMBERS + 1];
+	struct report r[MEMBERS + 1];
 	(void)state;
 
 	for (int i = 0; i < MEMBERS; i++)
@@ -275,30 +289,20 @@ static void test_steering(void **state)
 			assert_int_not_equal(m[i].slot, m[j].slot);
 
 	/* 1. after the joins: all steered, none forwarded */
-	for (int i = 0; i < MEMBERS; i++)
-		send_data(m[i].slot, PER_MEMBER);
+	deliver_all(m, MEMBERS, r);
 	for (int i = 0; i < MEMBERS; i++) {
-		struct report r = collect_n(&m[i], OP_END, PER_MEMBER);
-		assert_int_equal(r.got, PER_MEMBER);
-		assert_int_equal(r.wrong, 0);
-		assert_int_equal(r.forwarded, 0);
-		assert_int_equal(r.forwarded_in, 0);
+		assert_int_equal(r[i].forwarded, 0);
+		assert_int_equal(r[i].forwarded_in, 0);
 	}
 
 	/* 2. member 1 exits in order: the last socket takes its index, the program knew */
-	struct report q = collect(&m[1], OP_QUIT);
-	(void)q;
+	collect(&m[1], OP_QUIT);
 	reap(&m[1]);
 	m[1] = m[MEMBERS - 1];
 	int alive = MEMBERS - 1;
+	deliver_all(m, alive, r);
 	for (int i = 0; i < alive; i++)
-		send_data(m[i].slot, PER_MEMBER);
-	for (int i = 0; i < alive; i++) {
-		struct report r = collect_n(&m[i], OP_END, PER_MEMBER);
-		assert_int_equal(r.got, PER_MEMBER);
-		assert_int_equal(r.wrong, 0);
-		assert_int_equal(r.forwarded, 0);
-	}
+		assert_int_equal(r[i].forwarded, 0);
 
 	/* 3. member 0 is killed: the kernel moves the last socket into its index unknown to
 	 * the program; what reaches the wrong member is forwarded, a round repairs the
@@ -310,29 +314,20 @@ static void test_steering(void **state)
 	alive--;
 	unsigned long forwarded = 0;
 	for (int round = 0; round < 2; round++) {
-		for (int i = 0; i < alive; i++)
-			send_data(m[i].slot, PER_MEMBER);
 		send_data(dead, 20);
+		deliver_all(m, alive, r);
 		for (int i = 0; i < alive; i++) {
-			struct report r = collect_n(&m[i], OP_END, PER_MEMBER);
-			assert_int_equal(r.got, PER_MEMBER);
-			assert_int_equal(r.wrong, 0);
-			forwarded += r.forwarded - m[i].forwarded;
-			m[i].forwarded = r.forwarded;
+			forwarded += r[i].forwarded - m[i].forwarded;
+			m[i].forwarded = r[i].forwarded;
 		}
 	}
 	assert_true(forwarded > 0); /* the move was repaired by forwarding first */
 
 	/* 4. a newcomer joins the repaired group: all steered again, nothing forwarded */
 	start(&m[alive++]);
+	deliver_all(m, alive, r);
 	for (int i = 0; i < alive; i++)
-		send_data(m[i].slot, PER_MEMBER);
-	for (int i = 0; i < alive; i++) {
-		struct report r = collect_n(&m[i], OP_END, PER_MEMBER);
-		assert_int_equal(r.got, PER_MEMBER);
-		assert_int_equal(r.wrong, 0);
-		assert_int_equal(r.forwarded, m[i].forwarded);
-	}
+		assert_int_equal(r[i].forwarded, m[i].forwarded);
 	for (int i = 0; i < alive; i++) {
 		collect(&m[i], OP_QUIT);
 		reap(&m[i]);

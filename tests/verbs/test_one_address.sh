@@ -168,6 +168,20 @@ else
 	pairs kill.after 1 pingpong:500 - -- ibv_rc_pingpong -g 1 -n 500
 fi
 
+# cm_verdict NAME SERVER_RC SERVER_RE CLIENT_RC CLIENT_RE: an rdma_cm pair passes when both
+# exit 0 and print a line matching their regex ($IC_TMP/NAME.server, NAME.client)
+cm_verdict()
+{
+	if [ "$4" = 0 ] && [ "$2" = 0 ] && grep -q "$3" "$IC_TMP/$1.server" &&
+		grep -q "$5" "$IC_TMP/$1.client"; then
+		ic_pass "$1"
+	else
+		ic_fail "$1" "client exit $4, server exit $2"
+		ic_show server "$IC_TMP/$1.server"
+		ic_show client "$IC_TMP/$1.client"
+	fi
+}
+
 # rdma_cm: three listeners on one address, and a fourth refused
 cm_pids=() cmc_pids=()
 for p in 7471 7472 7473; do
@@ -197,22 +211,14 @@ for i in 0 1 2; do
 	wait "${cmc_pids[$i]}"
 	crc=$?
 	wait "${cm_pids[$i]}"
-	src=$?
-	if [ $crc = 0 ] && [ $src = 0 ] && grep -q '^ping data: rdma-ping-9: ' "$IC_TMP/rping.$p.client" &&
-		grep -q '^server ping data: rdma-ping-9: ' "$IC_TMP/rping.$p.server"; then
-		ic_pass "rping.$p"
-	else
-		ic_fail "rping.$p" "client exit $crc, server exit $src"
-		ic_show server "$IC_TMP/rping.$p.server"
-		ic_show client "$IC_TMP/rping.$p.client"
-	fi
+	cm_verdict "rping.$p" $? '^server ping data: rdma-ping-9: ' $crc '^ping data: rdma-ping-9: '
 done
 
 # Both ends on A's address: every QP1 sends from one (address, UDP port), each process from
 # a socket of its own there.
 same_pair() # NAME EXPECT_SERVER EXPECT_CLIENT -- SERVER ARGS... -- CLIENT ARGS...
 {
-	local name=$1 se=$2 ce=$3 srv=() cli=() spid src crc
+	local name=$1 se=$2 ce=$3 srv=() spid crc
 	shift 4
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
@@ -225,15 +231,7 @@ same_pair() # NAME EXPECT_SERVER EXPECT_CLIENT -- SERVER ARGS... -- CLIENT ARGS.
 	"${IC_CMD[@]}" >"$IC_TMP/$name.client" 2>&1 </dev/null
 	crc=$?
 	wait "$spid"
-	src=$?
-	if [ $crc = 0 ] && [ $src = 0 ] && grep -q "$se" "$IC_TMP/$name.server" &&
-		grep -q "$ce" "$IC_TMP/$name.client"; then
-		ic_pass "$name"
-	else
-		ic_fail "$name" "client exit $crc, server exit $src"
-		ic_show server "$IC_TMP/$name.server"
-		ic_show client "$IC_TMP/$name.client"
-	fi
+	cm_verdict "$name" $? "$se" $crc "$ce"
 }
 same_pair rping.same_address '^server ping data: rdma-ping-9: ' '^ping data: rdma-ping-9: ' -- \
 	rping -s -a $A -p 7480 -C 10 -v -V -- rping -c -a $A -p 7480 -C 10 -v -V
