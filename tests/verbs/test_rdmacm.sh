@@ -78,7 +78,7 @@ run "ib_write_lat -R" ib_write_lat -d uroce0 -x 0 -R 127.0.0.1
 
 # qperf: the client reaches a qperf server over TCP, then both try rdma_cm (-cm1).
 if command -v qperf >/dev/null; then
-	port=$((20000 + RANDOM % 20000))
+	port=$((20000 + RANDOM % 12000)) # below the ephemeral ports (32768-)
 	UROCE_IP=127.0.0.2 timeout $((2 * IC_TIMEOUT)) qperf -lp $port </dev/null >/dev/null 2>&1 &
 	server=$!
 	IC_PIDS+=($server)
