@@ -73,7 +73,7 @@ def atomic_lat "^ 8 " "ib_atomic_lat -n $n_small"
 limit=60
 host() {
 	env LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" ${RXE_MATRIX_XDP:+UROCE_XDP=$RXE_MATRIX_XDP} \
-		bash "$here/watchdog.sh" $limit "$@"
+		bash "$here/../interop/watchdog.sh" $limit "$@"
 }
 
 # uroce's local ACK timeout for perftest (-u): 16 (268 ms) instead of perftest's 14 (67 ms).

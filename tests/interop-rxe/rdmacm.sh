@@ -62,7 +62,7 @@ def send_bw_cm '^ 65536 ' '^ 65536 ' \
 # on purpose (the cases are plain words), hence one unquoted argument.
 host() {
 	# shellcheck disable=SC2086
-	env LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" bash "$here/watchdog.sh" 120 $1
+	env LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" bash "$here/../interop/watchdog.sh" 120 $1
 }
 
 # cmd NAME srv|cli SERVER_ADDR DEVICE_ARGS: the case's command line for that side.

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The rxe tier's rules around its cases, without guests: watchdog.sh (a hung program is
-# stopped with status 124 after saying where it waits; a program's own status passes
-# through) and cases.sh's run_cases (a failure with vm1's way to the host lost is LOST and
-# named for a rerun, the cases after it wait for that rerun, a lost way in the rerun fails,
-# and no case starts once the tier's budget is spent), and report's lines for a failure.
+# The rxe tier's rules around its cases, without guests: cases.sh's run_cases (a failure with
+# vm1's way to the host lost is LOST and named for a rerun, the cases after it wait for that
+# rerun, a lost way in the rerun fails, and no case starts once the tier's budget is spent),
+# and report's lines for a failure. interop/test_watchdog.sh checks the watchdog its programs
+# run under.
 # Registered with the normal suite.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,21 +16,6 @@ check() { # check WHAT CONDITION...
 	shift
 	if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failed=1; fi
 }
-
-# ---- watchdog.sh ----
-bash "$here/watchdog.sh" 1 sleep 30 2>"$tmp/err"
-check "watchdog: a hung program ends with 124" test $? = 124
-check "watchdog: it says where the program waited" grep -q '^\[hang\] thread sleep state S' "$tmp/err"
-bash "$here/watchdog.sh" 5 sh -c 'exit 3' 2>"$tmp/err"
-check "watchdog: a program's own status passes through" test $? = 3
-check "watchdog: and nothing is said about it" test ! -s "$tmp/err"
-bash "$here/watchdog.sh" 30 sleep 1234.5 2>/dev/null &
-pid=$!
-sleep 0.5
-kill -TERM $pid
-wait $pid
-sleep 0.3
-check "watchdog: stopped itself, it stops the program" sh -c "! pgrep -f '^sleep 1234.5'"
 
 # ---- cases.sh run_cases, with a stand-in for run.sh and for the cases ----
 # The stand-in guest answers a ping unless $tmp/down exists; a case named bad* fails, and a

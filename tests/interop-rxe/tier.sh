@@ -24,6 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${UROCE_LIBDIR:?}" "${UROCE_BUILD:?}"
 lib=$(cd "$UROCE_LIBDIR" && pwd)
 build=$(cd "$UROCE_BUILD" && pwd)
+export UROCE_STAT=$build/tools/uroce-stat/uroce-stat # what watchdog.sh shows of a hung program
 vm=${RXE_VM_TOOL:-${UROCE_SHARED:-$here/../../../shared}/tools/rxe-vm/run.sh}
 dump=$build/tools/uroce-dump/uroce-dump
 out=$build/interop-rxe

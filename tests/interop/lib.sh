@@ -113,6 +113,8 @@ if ldd "$IC_LIBDIR/libibverbs.so.1" 2>/dev/null | grep -q libtsan; then
 	export TSAN_OPTIONS="halt_on_error=1:atexit_sleep_ms=50:second_deadlock_stack=1:suppressions=$IC_HERE/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 	echo "ThreadSanitizer build: LD_PRELOAD=$IC_PRELOAD, a report fails the case"
 fi
+# watchdog.sh shows a hung program's device with uroce-stat
+[ -n "${UROCE_BUILD:-}" ] && export UROCE_STAT=${UROCE_STAT:-$UROCE_BUILD/tools/uroce-stat/uroce-stat}
 IC_TIMEOUT=${UROCE_INTEROP_TIMEOUT:-60}
 if [ -z "${UROCE_INTEROP_TIMEOUT:-}" ] && { [ "$IC_SANITIZED" = 1 ] || [ "$IC_TSAN" = 1 ]; }; then
 	IC_TIMEOUT=180
@@ -120,8 +122,9 @@ fi
 
 # ic_cmd [VAR=VALUE...] -- PROGRAM ARGS...: sets IC_CMD to the command line that runs PROGRAM
 # against the uroce library with that environment, within IC_TIMEOUT. Callers run
-# "${IC_CMD[@]}", in the background or not; in the background $! is the PID of timeout(1), which
-# passes a SIGTERM on to the program.
+# "${IC_CMD[@]}", in the background or not; in the background $! is the PID of watchdog.sh,
+# which passes a SIGTERM on to the program, and when the time is up says where the program hung
+# (its threads, its uroce device, its backtraces) before it stops it, as timeout(1) would.
 ic_cmd()
 {
 	local envs=()
@@ -130,7 +133,7 @@ ic_cmd()
 		shift
 	done
 	shift
-	IC_CMD=(timeout -k 5 "$IC_TIMEOUT" env LD_LIBRARY_PATH="$IC_LIBDIR")
+	IC_CMD=(bash "$IC_HERE/watchdog.sh" "$IC_TIMEOUT" env LD_LIBRARY_PATH="$IC_LIBDIR")
 	# Open MPI's launcher gets no sanitizer runtime: its ranks get it from the command line
 	# (-x LD_PRELOAD=...). Open MPI 4.1's mpirun reads a freed buffer in its PMIx log path
 	# (orte_rml_oob_send_buffer_nb after orte_rml_send_callback freed it, under
