@@ -23,6 +23,12 @@ if [ ! -e "$IC_LIBDIR/librdmacm.so.1" ]; then
 fi
 CM_S=127.0.0.1
 CM_C=127.0.0.2
+# From a server's bind (its uroce port comes up: cm_wait_bound) to its rdma_listen nothing
+# outside the process shows the way: a grace period. The sanitizers slow a program's start
+# several times, and a client's REQ that came first was rejected, as by the kernel's CM (a
+# perftest UD server missed 0.5 s under ASan on a loaded machine).
+CM_LISTEN_GRACE=0.5
+if [ "$IC_SANITIZED" = 1 ] || [ "$IC_TSAN" = 1 ]; then CM_LISTEN_GRACE=2; fi
 
 cm_enter()
 {
@@ -118,7 +124,7 @@ cm_pair()
 		ic_show "server: ${srv[*]}" "$s"
 		return 1
 	fi
-	sleep 0.5 # from the bind to the listen
+	sleep "$CM_LISTEN_GRACE"
 	ic_cmd UROCE_IP=$CM_C "${envs[@]}" -- "${cli[@]}"
 	cm_client_ns "${IC_CMD[@]}" >"$c" 2>&1 </dev/null &
 	cpid=$!
