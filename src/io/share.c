@@ -485,6 +485,8 @@ static void round_finish(struct uroce_share_group *g, uint64_t now)
 			continue;
 		bool ok = atomic_load_explicit(&p->m[slot].round, memory_order_acquire) == g->round &&
 			  LD(p->m[slot].index) < g->round_n;
+		if (!ok)
+			g->s->c.share_unanswered++;
 		ST(p->m[slot].mapped, ok);
 	}
 	ST(p->size, g->round_n);

@@ -34,7 +34,8 @@
 	X(share_no_owner, "datagrams for a slot no live process holds: dropped")                 \
 	X(share_received_forwarded, "datagrams another process forwarded to this one")          \
 	X(share_rounds, "rounds of probes this process ran to learn the group's order")        \
-	X(share_probes, "probes this process answered")
+	X(share_probes, "probes this process answered")                                        \
+	X(share_unanswered, "members a round of this process's heard nothing from in time")
 
 struct uroce_share_counters {
 #define UROCE_SHARE_COUNTER_FIELD(name, desc) uint64_t name;

@@ -22,6 +22,7 @@
 #include "wire/icrc.h"
 #include "wire/icrc_id.h"
 #include "wire/ip.h"
+#include "wire/mad.h"
 #include "ipid.h"
 #include "share.h"
 
@@ -38,6 +39,7 @@
 #define MAX_TABLE (1u << 20)      /* most send sockets or hold places */
 #define GSO_SEGS 64               /* most datagrams per GSO send (Linux UDP_MAX_SEGMENTS >= 64) */
 #define GSO_BYTES 65507           /* most bytes per GSO send: one IPv4 datagram's UDP payload */
+#define BTH_DEST_QP 5             /* the BTH's DestQP: bytes 5..7 (IBA 9.2) */
 #define FWD_EVERY 16              /* recv calls per read of the forwarding sockets (udp_recv) */
 
 /* ---- the backend's state ---- */
@@ -546,9 +548,15 @@ static void tx_segment(struct udp *u, size_t k, uint32_t seg, const struct tx_pk
 }
 
 /* Whether packet t (k-th of the batch) may join message m as one more GSO segment: the
- * packets of one GSO send share the socket (checked by the caller), destination, TOS, TTL
- * and size, and the kernel takes at most GSO_SEGS of them and GSO_BYTES in all. `first` is
- * the message's first packet. */
+ * packets of one GSO send share the socket (checked by the caller), destination address and
+ * QP, TOS, TTL and size, and the kernel takes at most GSO_SEGS of them and GSO_BYTES in all.
+ * `first` is the message's first packet.
+ *
+ * The same destination QP, because a receiver that shares its address among processes
+ * steers each datagram by it (docs/multiprocess.md), and over loopback or a veth the
+ * receiving kernel steers a GSO send as one datagram: a UD QP's sends to two processes of
+ * one address would all reach the first one's, which then forwards. A MAD to QP1 is steered
+ * by its content, so those go one per send. */
 static bool tx_gso_fits(const struct udp *u, size_t m, const struct tx_pkt *first,
 			const struct tx_pkt *t)
 {
@@ -557,7 +565,9 @@ static bool tx_gso_fits(const struct udp *u, size_t m, const struct tx_pkt *firs
 	return u->gso && !t->group && t->plen == first->plen && t->plen >= MIN_PAYLOAD &&
 	       u->segs[m] < GSO_SEGS && (u->segs[m] + 1) * t->plen <= GSO_BYTES &&
 	       t->tos == first->tos && t->ttl == first->ttl &&
-	       !memcmp(t->dst, first->dst, t->key.ipv6 ? 16 : 4);
+	       !memcmp(t->dst, first->dst, t->key.ipv6 ? 16 : 4) &&
+	       !memcmp(t->payload + BTH_DEST_QP, first->payload + BTH_DEST_QP, 3) &&
+	       get_be24(t->payload + BTH_DEST_QP) != UROCE_QP1;
 }
 
 /* Adds packet t, the k-th of the batch, to message m as a GSO segment; `first` is the
