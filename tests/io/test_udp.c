@@ -69,6 +69,7 @@ struct pkt_spec {
 	size_t payload_len;
 	uint8_t tos, ttl;
 	uint16_t sport, ip_id;
+	uint32_t destqp; /* 0: QP 0x11 */
 };
 
 static size_t build(uint8_t *buf, size_t cap, const struct pkt_spec *s)
@@ -78,7 +79,8 @@ static size_t build(uint8_t *buf, size_t cap, const struct pkt_spec *s)
 				       .hop_limit = s->ttl ? s->ttl : 64, .ip_id = s->ip_id,
 				       .sport = s->sport ? s->sport : sport_base};
 	uint8_t op = s->opcode ? s->opcode : UROCE_OP_RC_SEND_ONLY;
-	struct uroce_bth bth = {.opcode = op, .pkey = 0xFFFF, .destqp = 0x11, .psn = s->psn};
+	struct uroce_bth bth = {.opcode = op, .pkey = 0xFFFF, .destqp = s->destqp ? s->destqp : 0x11,
+				.psn = s->psn};
 	struct uroce_ext ext = {.present = uroce_opcode_info(op)->headers};
 
 	ext.reth = (struct uroce_reth){.va = 0x1000, .rkey = 0x77, .dmalen = 4096};
@@ -434,6 +436,41 @@ static void test_batch(void **state)
 	/* Nothing left: recv returns 0 and the fd is quiet. */
 	assert_int_equal(uroce_io_recv(b, r.pkts, r.n), 0);
 	assert_false(wait_readable(b, 0));
+	uroce_io_close(a);
+	uroce_io_close(b);
+	rx_free(&r);
+}
+
+/* A GSO send carries one destination QP, and a MAD to QP1 goes alone: the receiving kernel
+ * steers a GSO send that stays on the host (loopback, a veth) as one datagram, and processes
+ * that share an address are told apart by the QP (docs/multiprocess.md). Equal UD SENDs
+ * from one socket: 3 to QP 0x10022, 3 to QP 0x20033, 3 to QP1, 2 to QP 0x10022. */
+static void test_gso_one_qp_per_send(void **state)
+{
+	static const uint32_t qp[11] = {0x10022, 0x10022, 0x10022, 0x20033, 0x20033, 0x20033,
+					1,       1,       1,       0x10022, 0x10022};
+	struct uroce_io *a = open_one(&a4[0]), *b = open_one(&a4[1]);
+	static uint8_t bufs[11][1200];
+	struct uroce_io_pkt out[11];
+	struct rxbuf r;
+	(void)state;
+
+	for (size_t i = 0; i < 11; i++) {
+		struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .psn = (uint32_t)i,
+				     .opcode = UROCE_OP_UD_SEND_ONLY, .payload_len = 256,
+				     .destqp = qp[i]};
+		out[i] = (struct uroce_io_pkt){.data = bufs[i],
+					       .len = (uint32_t)build(bufs[i], sizeof(bufs[i]), &s)};
+	}
+	assert_int_equal(uroce_io_send(a, out, 11), 11);
+	rx_init(&r, 16, BIG);
+	assert_int_equal(recv_until(b, &r, 11), 11);
+	for (size_t i = 0; i < 11; i++) {
+		assert_int_equal(get_be24(r.pkts[i].data + 28 + 5), qp[i]);
+		assert_int_equal(icrc_status(r.pkts[i].data, r.pkts[i].len), UROCE_CRC_OK);
+	}
+	/* three GSO sends of 3, 3 and 2 datagrams; each MAD alone */
+	assert_int_equal(uroce_udp_counters(a)->sent_gso, 3 + 3 + 2);
 	uroce_io_close(a);
 	uroce_io_close(b);
 	rx_free(&r);
@@ -1335,6 +1372,7 @@ int main(void)
 		cmocka_unit_test(test_two_families),
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_gso),
+		cmocka_unit_test(test_gso_one_qp_per_send),
 		cmocka_unit_test(test_receive_overflow),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_runts),
