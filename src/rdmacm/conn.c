@@ -280,7 +280,6 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *p)
 	len = req_pdata(c, p, pd, sizeof(pd));
 	if (len < 0)
 		return cma_ret(EINVAL);
-	c->seq_num = cma_random() & 0xFFFFFF;
 	r.path = c->path;
 	r.service_id = uroce_rdma_service_id((uint16_t)id->ps, ntohs(rdma_get_dst_port(id)));
 	r.qpn = id->qp ? id->qp->qp_num : p ? p->qp_num : 0;
@@ -355,7 +354,6 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *p)
 		cma_dev_unlock(c->dev);
 		return cma_ret(cma_errno(e));
 	}
-	c->seq_num = cma_random() & 0xFFFFFF;
 	if (modify_rtr(c, c->responder_resources) || modify_rts(c, c->initiator_depth))
 		return -1;
 	{

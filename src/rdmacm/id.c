@@ -28,6 +28,11 @@ struct cma_id *cma_id_alloc(struct rdma_event_channel *ch, void *context,
 	c->id.context = context;
 	c->id.ps = ps;
 	c->id.qp_type = qpt;
+	/* The id's sequence number is chosen with it, as cma.c's __rdma_create_id does:
+	 * rdma_init_qp_attr gives a QP of the application's own (moved to RTR and RTS before
+	 * rdma_accept, or between CONNECT_RESPONSE and rdma_establish) the PSN that
+	 * rdma_connect and rdma_accept advertise. */
+	c->seq_num = cma_random() & 0xFFFFFF;
 	if (!ch) {
 		ch = rdma_create_event_channel();
 		if (!ch) {
