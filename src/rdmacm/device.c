@@ -14,7 +14,8 @@
 #include "priv.h"
 
 pthread_mutex_t cma_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t cma_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t cma_init_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool cma_discovered;
 static struct cma_dev cma_devs[CMA_MAX_DEVS];
 static int cma_ndev;
 static int cma_init_err;
@@ -238,7 +239,11 @@ static void discover(void)
 
 int cma_init(void)
 {
-	pthread_once(&cma_once, discover);
+	pthread_mutex_lock(&cma_init_mu);
+	if (!cma_discovered)
+		discover();
+	cma_discovered = true;
+	pthread_mutex_unlock(&cma_init_mu);
 	return cma_ret(cma_init_err);
 }
 
@@ -366,6 +371,26 @@ int cma_dev_listen(struct cma_dev *d, struct cma_id *c, uint64_t sid, struct uro
 /* ---- Every id, and the process's exit ---- */
 
 static struct cma_id *all_ids;
+
+/* fork: the child's copies of the devices (their CMs, the verbs port under them: port.c) and
+ * of every id are the parent's. The child forgets them: its first call opens the devices
+ * again, for itself, and its exit (cma_at_exit) destroys its own ids only, never sending the
+ * parent's DREQs or REJs. */
+static void cma_after_fork(void)
+{
+	pthread_mutex_init(&cma_mu, NULL);
+	pthread_mutex_init(&cma_init_mu, NULL);
+	memset(cma_devs, 0, sizeof(cma_devs));
+	cma_ndev = 0;
+	cma_init_err = 0;
+	cma_discovered = false;
+	all_ids = NULL;
+}
+
+__attribute__((constructor)) static void cma_fork_init(void)
+{
+	pthread_atfork(NULL, NULL, cma_after_fork);
+}
 
 void cma_id_link(struct cma_id *c)
 {

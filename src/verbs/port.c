@@ -109,6 +109,26 @@ static int port_create(struct uv_device *dev, struct uv_port **out)
 	return 0;
 }
 
+/* fork gives the child a copy of the parent's port, without its progress thread: its engine,
+ * its sockets, its slot among the processes sharing the addresses, its pages. All of that is
+ * still the parent's, so the child's copy is left alone (closing an inherited context or the
+ * child's exit touches none of it: no packet of the parent's sent twice, no page removed, no
+ * slot given up), and a device the child opens starts a port of its own, as a process of its
+ * own would (docs/verbs.md "fork"). As with a NIC's ibv_fork_init, the child uses the devices
+ * it opens itself, not the parent's resources. */
+static void port_after_fork(void)
+{
+	pthread_mutex_init(&port_mutex, NULL);
+	if (the_port)
+		the_port->inherited = true;
+	the_port = NULL;
+}
+
+__attribute__((constructor)) static void port_fork_init(void)
+{
+	pthread_atfork(NULL, NULL, port_after_fork);
+}
+
 int uv_port_open(struct uv_device *dev, struct uv_port **out)
 {
 	int err = 0;
@@ -127,7 +147,8 @@ int uv_port_open(struct uv_device *dev, struct uv_port **out)
 void uv_port_close(struct uv_port *p)
 {
 	pthread_mutex_lock(&port_mutex);
-	if (--p->refs) {
+	/* the parent's port, inherited through fork, is left as it is (port_after_fork) */
+	if (--p->refs || p->inherited) {
 		pthread_mutex_unlock(&port_mutex);
 		return;
 	}

@@ -84,6 +84,7 @@ struct uv_port {
 	 * round writes, and a sleeping thread is woken for it (uv_port_posted). */
 	_Atomic bool posted;
 	unsigned refs;          /* open contexts */
+	bool inherited;         /* the parent's, in a child of fork (port.c port_after_fork) */
 	struct uv_cq *armed;    /* CQs with a notification request, linked by next_armed */
 	struct uv_context *contexts; /* for asynchronous events */
 	uint32_t spin_us;       /* how long the thread polls after the last activity */
