@@ -3,7 +3,8 @@
 # watchdog.sh, which runs every program of the interop, rdma_cm, HPC and rxe tests (ic_cmd):
 # a hung program is stopped with status 124, with what it started, after saying where it
 # waits (its threads, and for a uroce program its device as uroce-stat shows it); a program's
-# own status passes through, silently; a SIGTERM reaches the program.
+# own status passes through, silently; a SIGTERM reaches the program; the program reads the
+# watchdog's standard input.
 . "$(dirname "$0")/lib.sh"
 ic_need procps pgrep
 dog=$IC_HERE/watchdog.sh
@@ -20,6 +21,9 @@ check "it says where the program waited" grep -q '^\[hang\] thread sleep state S
 bash "$dog" 5 sh -c 'exit 3' 2>"$IC_TMP/err"
 check "a program's own status passes through" test $? = 3
 check "and nothing is said about it" test ! -s "$IC_TMP/err"
+
+check "the program reads the watchdog's standard input" \
+	test "$(echo through | bash "$dog" 5 cat)" = through
 
 bash "$dog" 1 sh -c 'sleep 1234.6 & wait' 2>/dev/null
 sleep 0.3

@@ -11,7 +11,9 @@
 set -u
 secs=$1
 shift
-"$@" &
+# <&0: a command sent to the background gets /dev/null for its standard input otherwise
+# (bash, without job control), and some programs read theirs (tests/verbs/cm_peer.c)
+"$@" <&0 &
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null' INT TERM
 
