@@ -122,8 +122,10 @@ to_host() { # to_host NAME
 	host_listening
 	"$vm" exec vm1 "timeout 120 $(cmd "$name" cli "$host_ip" "-d rxe0")" >"$tmp/c" 2>&1
 	rc=$?
-	# a server whose client failed may wait forever for it
-	[ $rc -eq 0 ] || { sleep 5; kill $src 2>/dev/null; }
+	# a server whose client failed may wait forever for it. $src is the shell that runs
+	# host(): its child, the watchdog, stops the server (killing the shell alone left the
+	# server listening, and a rerun's server found its Service ID taken: EADDRINUSE)
+	[ $rc -eq 0 ] || { sleep 5; kill $(pgrep -P $src) $src 2>/dev/null; }
 	wait $src
 	src_rc=$?
 	[ $rc -eq 0 ] && [ $src_rc -eq 0 ] && grep -Eq -- "${cmark[$name]}" "$tmp/c" &&
