@@ -47,6 +47,21 @@ hpc_enter()
 	fi
 }
 
+# hpc_ns_holder: a network namespace of its own, held by a sleeping process that ends with
+# the test (ic_cleanup); sets HPC_NS_HOLDER to its pid once it is in the new namespace.
+# hpc_two_hosts and rdmacm/lib.sh's cm_two_hosts make their host B so.
+hpc_ns_holder()
+{
+	local i
+	unshare --net -- sleep infinity &
+	HPC_NS_HOLDER=$!
+	IC_PIDS+=("$HPC_NS_HOLDER")
+	for ((i = 0; i < 50; i++)); do
+		[ "$(readlink /proc/$HPC_NS_HOLDER/ns/net)" != "$(readlink /proc/$$/ns/net)" ] && break
+		sleep 0.05
+	done
+}
+
 # hpc_two_hosts: host B is a network namespace of its own (held by a sleeping process, ended
 # with the test), joined to the test's, host A, by a veth pair named hpc0 at both ends (one
 # interface name for both: Hydra's -iface), with 10.78.0.1/24 on A and 10.78.0.2/24 on B.
@@ -60,13 +75,8 @@ hpc_two_hosts()
 	local holder i
 	ic_need util-linux nsenter
 	ic_need wireshark-common mergecap
-	unshare --net -- sleep infinity &
-	holder=$!
-	IC_PIDS+=("$holder")
-	for ((i = 0; i < 50; i++)); do
-		[ "$(readlink /proc/$holder/ns/net)" != "$(readlink /proc/$$/ns/net)" ] && break
-		sleep 0.05
-	done
+	hpc_ns_holder
+	holder=$HPC_NS_HOLDER
 	if ! ip link add hpc0 type veth peer name hpc0 netns "/proc/$holder/ns/net" ||
 		! ip link set hpc0 gso_max_segs 1 || ! ip addr add 10.78.0.1/24 dev hpc0 ||
 		! ip link set hpc0 up ||

@@ -81,15 +81,10 @@ cm_client_ns()
 # cm_pair runs its clients on B. B's namespace ends with the test (ic_cleanup kills its holder).
 cm_two_hosts()
 {
-	local holder i dad
+	local holder dad
 	ic_need util-linux nsenter
-	unshare --net -- sleep infinity &
-	holder=$!
-	IC_PIDS+=("$holder")
-	for ((i = 0; i < 50; i++)); do
-		[ "$(readlink /proc/$holder/ns/net)" != "$(readlink /proc/$$/ns/net)" ] && break
-		sleep 0.05
-	done
+	hpc_ns_holder
+	holder=$HPC_NS_HOLDER
 	ip link add cm-a type veth peer name cm-b netns "/proc/$holder/ns/net" &&
 		ip link set cm-a up && nsenter -t "$holder" -n -- ip link set lo up &&
 		nsenter -t "$holder" -n -- ip link set cm-b up ||
