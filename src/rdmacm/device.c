@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/random.h>
 #include <time.h>
 
@@ -15,7 +16,7 @@
 
 pthread_mutex_t cma_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t cma_init_mu = PTHREAD_MUTEX_INITIALIZER;
-static bool cma_discovered;
+static atomic_bool cma_discovered;
 static struct cma_dev cma_devs[CMA_MAX_DEVS];
 static int cma_ndev;
 static int cma_init_err;
@@ -237,13 +238,20 @@ static void discover(void)
 	cma_ports_seed(cma_random());
 }
 
+/* Discovery opens the devices (ibv_open_device takes verbs locks) under cma_init_mu. The
+ * devices' progress threads call back into librdmacm with their port lock held (an incoming
+ * REQ makes an id: event.c) and so may reach cma_init: once discovery is done they see the
+ * flag and never take cma_init_mu, which keeps the two locks in one order. */
 int cma_init(void)
 {
-	pthread_mutex_lock(&cma_init_mu);
-	if (!cma_discovered)
-		discover();
-	cma_discovered = true;
-	pthread_mutex_unlock(&cma_init_mu);
+	if (!atomic_load_explicit(&cma_discovered, memory_order_acquire)) {
+		pthread_mutex_lock(&cma_init_mu);
+		if (!atomic_load_explicit(&cma_discovered, memory_order_relaxed)) {
+			discover();
+			atomic_store_explicit(&cma_discovered, true, memory_order_release);
+		}
+		pthread_mutex_unlock(&cma_init_mu);
+	}
 	return cma_ret(cma_init_err);
 }
 
@@ -383,7 +391,7 @@ static void cma_after_fork(void)
 	memset(cma_devs, 0, sizeof(cma_devs));
 	cma_ndev = 0;
 	cma_init_err = 0;
-	cma_discovered = false;
+	atomic_store_explicit(&cma_discovered, false, memory_order_relaxed);
 	all_ids = NULL;
 }
 
