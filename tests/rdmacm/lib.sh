@@ -13,7 +13,8 @@
 # library attached to the port when the program bound its address), then the client with
 # UROCE_IP=127.0.0.2. Passes when both exit 0, print no error line (interop/lib.sh's
 # IC_ERRORS) and their outputs match the extended regular expressions given ("-": anything).
-# Outputs in $IC_TMP/NAME.server and $IC_TMP/NAME.client.
+# Outputs in $IC_TMP/NAME.server and $IC_TMP/NAME.client. With CM_SERVER_STAYS set, the server
+# is one that serves until stopped: it is stopped (SIGTERM) once the client ended.
 . "$(dirname "${BASH_SOURCE[0]}")/../interop/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/../hpc/lib.sh"
 
@@ -127,16 +128,22 @@ cm_pair()
 	wait "$cpid"
 	crc=$?
 	for ((i = 0; i < 300; i++)); do
-		ic_alive "$spid" || break
+		[ -z "${CM_SERVER_STAYS:-}" ] && ic_alive "$spid" || break
 		sleep 0.1
 	done
 	lingered=
-	if ic_alive "$spid"; then
+	if [ -n "${CM_SERVER_STAYS:-}" ]; then
+		# a server that serves until it is stopped (udpong): stopped now, and its end by
+		# that SIGTERM (exit 143, through the watchdog) is its success
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		src=$?
+		[ "$src" = 143 ] && src=0
+	elif ic_alive "$spid"; then
 		kill "$spid"
 		[ -n "${CM_LINGER:-}" ] && [ "$crc" = 0 ] && lingered=1
 	fi
-	wait "$spid"
-	src=$?
+	[ -z "${CM_SERVER_STAYS:-}" ] && { wait "$spid"; src=$?; }
 	if [ -n "$lingered" ]; then
 		echo "note: $name: the server still waited for its disconnections 30 s after the client ended ($CM_LINGER); stopped"
 		src=0
