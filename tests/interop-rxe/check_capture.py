@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: MIT
 """Checks one capture of the interop-rxe tier, taken on br-rxe, from `uroce-dump --flows=json`.
 
-Usage: check_capture.py FLOWS_JSON NAME clean|loss MTU [--host-loss]
+Usage: check_capture.py FLOWS_JSON NAME clean|loss MTU [--host-loss] [--mtu-from=WHOLE_JSON]
 
 Every flow is a sender's: uroce's when its source is the host's address, rxe's otherwise. What
 must hold (docs/interop.md, "Captures"):
   every run: no malformed frame, no ICRC failure, and the largest FIRST/MIDDLE payload is MTU
-    (the path MTU was really in use);
+    (the path MTU was really in use); with --mtu-from, that payload is looked for in another
+    report, the whole phase's: after a reboot for a lost guest (tier.sh) the capture checked
+    holds the cases run after it only, maybe latency tests whose messages fit one packet;
   clean: no PSN gap on any flow (nothing was lost before the capture point), at most 1 % of
     uroce's request packets and 5 % of rxe's retransmitted. The emulated guests cause resends
     without any loss: rxe's retransmit timer fires early when QEMU hands a burst of the guest's
@@ -44,6 +46,7 @@ def tally(flows):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     host_loss = "--host-loss" in sys.argv
+    mtu_from = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--mtu-from=")]
     if len(args) != 4 or args[2] not in ("clean", "loss"):
         sys.exit(__doc__)
     path, name, mode, mtu = args[0], args[1], args[2], int(args[3])
@@ -51,7 +54,11 @@ def main():
         d = json.load(fp)
     flows = d["flows"]
     icrc_bad = sum(f["icrc_bad"] for f in flows)
-    mtu_seen = max((f["mtu"] for f in flows), default=0)
+    mtu_flows = flows
+    if mtu_from:
+        with open(mtu_from[0]) as fp:
+            mtu_flows = json.load(fp)["flows"]
+    mtu_seen = max((f["mtu"] for f in mtu_flows), default=0)
     side = tally(flows)
     problems = []
     if d["malformed_frames"]:

@@ -46,6 +46,13 @@ u=198.18.10.1 r=198.18.10.11
 report "$tmp/clean.json" "$u/1000/5/0/0/0/1024" "$r/1000/40/0/0/0/1024"
 expect PASS "clean run with a few resends" "$tmp/clean.json" c clean 1024
 expect FAIL "expected MTU not on the wire" "$tmp/clean.json" c clean 4096
+# after a reboot: the part checked has small messages only, the whole phase full packets
+report "$tmp/after.json" "$u/600/0/0/0/0/0" "$r/600/0/0/0/0/0"
+expect FAIL "no full packet after a reboot, alone" "$tmp/after.json" c clean 1024
+expect PASS "no full packet after a reboot, the whole phase has them" "$tmp/after.json" c clean \
+	1024 --mtu-from="$tmp/clean.json"
+expect FAIL "the whole phase without the MTU either" "$tmp/after.json" c clean 1024 \
+	--mtu-from="$tmp/after.json"
 report "$tmp/icrc.json" "$u/1000/0/0/0/1/1024" "$r/1000/0/0/0/0/1024"
 expect FAIL "one ICRC failure" "$tmp/icrc.json" c clean 1024
 report "$tmp/gap.json" "$u/1000/0/0/0/0/1024" "$r/1000/1/1/0/0/1024"
