@@ -103,7 +103,7 @@ to_guest() { # to_guest NAME SVM SERVER_ADDR [CVM]
 	if [ -n "$cvm" ]; then
 		"$vm" exec "$cvm" "timeout 120 $(cmd "$name" cli "$sa" "-d rxe0")" >"$tmp/c" 2>&1
 	else
-		host "$(cmd "$name" cli "$sa" "-d uroce0 -u 16")" >"$tmp/c" 2>&1
+		host "$(cmd "$name" cli "$sa" "-d uroce0 -u 18")" >"$tmp/c" 2>&1
 	fi
 	rc=$?
 	# a server whose client failed may wait forever for it
@@ -117,7 +117,7 @@ to_guest() { # to_guest NAME SVM SERVER_ADDR [CVM]
 to_host() { # to_host NAME
 	local name=$1 rc src src_rc
 	ok=0
-	host "$(cmd "$name" srv "$host_ip" "-d uroce0 -u 16")" >"$tmp/s" 2>&1 &
+	host "$(cmd "$name" srv "$host_ip" "-d uroce0 -u 18")" >"$tmp/s" 2>&1 &
 	src=$!
 	host_listening
 	"$vm" exec vm1 "timeout 120 $(cmd "$name" cli "$host_ip" "-d rxe0")" >"$tmp/c" 2>&1

@@ -246,7 +246,7 @@ loss_off() {
 
 # throughput MTU: perftest's average bandwidth for 64 KiB messages, rxe (vm1) to rxe (vm2)
 # next to uroce to rxe (vm1) and rxe (vm1) to uroce, IPv4, one after the other in this run
-# (uroce's side with -u 16 as in matrix.sh; outputs in tp-MTU-PROGRAM.{rr,ur,ru}). A program
+# (uroce's side with -u 18 as in matrix.sh; outputs in tp-MTU-PROGRAM.{rr,ur,ru}). A program
 # whose three runs did not all report is measured once more on new guests if vm1 has lost its
 # way to the host (cases.sh, path_lost).
 throughput() {
@@ -272,10 +272,10 @@ tp_one() { # tp_one MTU PROGRAM: its line; 1 if one of the three runs did not re
 	port=$((port + 1))
 	"$vm" exec vm1 "rxe-bg t$port $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n" >/dev/null
 	"$vm" exec vm1 "for i in \$(seq 100); do ss -ltnH 'sport = :$port' | grep -q . && exit 0; sleep 0.1; done" >/dev/null
-	LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 60 $prog -d uroce0 -x 0 -u 16 -p $port -s 65536 -n $n 198.18.10.11 >"$out/tp-$mtu-$prog.ur" 2>&1
+	LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 60 $prog -d uroce0 -x 0 -u 18 -p $port -s 65536 -n $n 198.18.10.11 >"$out/tp-$mtu-$prog.ur" 2>&1
 	"$vm" exec vm1 "rxe-wait t$port 30" >/dev/null
 	port=$((port + 1))
-	LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 60 $prog -d uroce0 -x 0 -u 16 -p $port -s 65536 -n $n >/dev/null 2>&1 &
+	LD_LIBRARY_PATH=$lib UROCE_IP=198.18.10.1 timeout 60 $prog -d uroce0 -x 0 -u 18 -p $port -s 65536 -n $n >/dev/null 2>&1 &
 	srv=$!
 	for i in $(seq 100); do ss -ltnH "sport = :$port" | grep -q . && break; sleep 0.1; done
 	"$vm" exec vm1 "timeout 60 $prog -d rxe0 -x $g1 -p $port -s 65536 -n $n 198.18.10.1" >"$out/tp-$mtu-$prog.ru" 2>&1
