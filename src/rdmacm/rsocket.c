@@ -116,10 +116,9 @@ int rsocket(int domain, int type, int protocol)
 	}
 	if (kind == SOCK_STREAM && (!protocol || protocol == IPPROTO_TCP))
 		k = rstream_new(domain);
-	else if (kind == SOCK_DGRAM) {
-		errno = ENOSYS; /* datagram rsockets: docs/rdmacm.md "rsocket" */
-		return -1;
-	} else {
+	else if (kind == SOCK_DGRAM && (!protocol || protocol == IPPROTO_UDP))
+		k = rdgram_new(domain);
+	else {
 		errno = EPROTONOSUPPORT;
 		return -1;
 	}

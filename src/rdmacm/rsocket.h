@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The rsockets' common part: the socket every rsocket call takes (struct rsock), the
- * operations each kind of socket gives (stream: rstream.c) and the
+ * operations each kind of socket gives (stream: rstream.c, datagram: rdgram.c) and the
  * table of sockets by number (rsocket.c, which holds the public rsocket API). */
 #ifndef UROCE_RDMACM_RSOCKET_H
 #define UROCE_RDMACM_RSOCKET_H
@@ -74,5 +74,6 @@ size_t rsock_iov_len(const struct iovec *v, int cnt);
 
 /* New sockets of each kind, entered in the table: NULL with errno. */
 struct rsock *rstream_new(int domain);
+struct rsock *rdgram_new(int domain);
 
 #endif

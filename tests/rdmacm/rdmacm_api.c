@@ -15,7 +15,8 @@
  *    with a new channel, rdma_addrinfo and id, it connects once the server listens.
  *  - rdma_reject with private data: the peer's REJECTED, status 28, the data.
  *  - A connection accepted, data over it, rdma_disconnect: DISCONNECTED on both sides.
- *  - ECE: EOPNOTSUPP; datagram rsockets: ENOSYS (stream rsockets: rsocket_api.c). */
+ *  - ECE: EOPNOTSUPP; rsocket of a type or protocol rsockets do not have: EPROTONOSUPPORT
+ *    (stream rsockets: rsocket_api.c, datagram ones: rsocket_dgram.c). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -104,8 +105,12 @@ static void test_basics(struct rdma_event_channel *ch)
 	      "errno %d", errno);
 	rdma_destroy_id(id);
 	errno = 0;
-	CHECK("rsocket SOCK_DGRAM ENOSYS", rsocket(AF_INET, SOCK_DGRAM, 0) == -1 && errno == ENOSYS,
-	      "errno %d", errno);
+	CHECK("rsocket SOCK_RAW EPROTONOSUPPORT", rsocket(AF_INET, SOCK_RAW, 0) == -1 &&
+	      errno == EPROTONOSUPPORT, "errno %d", errno);
+	errno = 0;
+	CHECK("rsocket SOCK_DGRAM with TCP EPROTONOSUPPORT",
+	      rsocket(AF_INET, SOCK_DGRAM, IPPROTO_TCP) == -1 && errno == EPROTONOSUPPORT, "errno %d",
+	      errno);
 }
 
 static void test_ports(struct rdma_event_channel *ch)
