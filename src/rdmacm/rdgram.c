@@ -184,8 +184,12 @@ static uint8_t format_hdr(uint8_t *h, const struct sockaddr_storage *a)
 
 /* ---- the service thread: every datagram rsocket's UDP socket ---- */
 
+/* svc_mu guards the list, never held while a socket's mu is taken (the application holds
+ * its socket's mu when it adds the socket): the thread marks the socket it serves busy and
+ * serves it without svc_mu, and svc_remove waits until it is not busy. */
 static pthread_mutex_t svc_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct ds *svc_list;
+static pthread_cond_t svc_idle = PTHREAD_COND_INITIALIZER;
+static struct ds *svc_list, *svc_busy;
 static int svc_wake = -1; /* an eventfd: the list changed */
 static bool svc_running;
 
@@ -227,19 +231,26 @@ static void *svc_main(void *arg)
 			if (read(svc_wake, &v, sizeof(v)) < 0)
 				continue;
 		}
-		/* Under svc_mu: a socket being closed waits for its datagrams' end (rclose
-		 * leaves the list first). A descriptor whose socket left is skipped. */
-		pthread_mutex_lock(&svc_mu);
+		/* A descriptor whose socket left the list is skipped; a socket being closed waits
+		 * while it is served (svc_remove). */
 		for (size_t i = 1; i < n; i++) {
+			struct ds *d;
+
 			if (!(pf[i].revents & POLLIN))
 				continue;
-			for (struct ds *d = svc_list; d; d = d->svc_next)
-				if (d->k.fd == pf[i].fd) {
-					svc_process(d);
-					break;
-				}
+			pthread_mutex_lock(&svc_mu);
+			for (d = svc_list; d && d->k.fd != pf[i].fd; d = d->svc_next)
+				;
+			svc_busy = d;
+			pthread_mutex_unlock(&svc_mu);
+			if (!d)
+				continue;
+			svc_process(d);
+			pthread_mutex_lock(&svc_mu);
+			svc_busy = NULL;
+			pthread_cond_broadcast(&svc_idle);
+			pthread_mutex_unlock(&svc_mu);
 		}
-		pthread_mutex_unlock(&svc_mu);
 	}
 	return NULL;
 }
@@ -293,6 +304,8 @@ static void svc_remove(struct ds *ds)
 			svc_kick();
 			break;
 		}
+	while (svc_busy == ds)
+		pthread_cond_wait(&svc_idle, &svc_mu);
 	pthread_mutex_unlock(&svc_mu);
 }
 
@@ -302,7 +315,8 @@ static void svc_remove(struct ds *ds)
 static void svc_after_fork(void)
 {
 	pthread_mutex_init(&svc_mu, NULL);
-	svc_list = NULL;
+	pthread_cond_init(&svc_idle, NULL);
+	svc_list = svc_busy = NULL;
 	svc_running = false;
 	if (svc_wake >= 0)
 		close(svc_wake);
@@ -721,7 +735,7 @@ static int send_qp(struct ds *ds, struct ds_dest *d, const uint8_t *hdr, uint8_t
 
 /* rdma-core's udp_svc_process_rs: a datagram on the UDP socket, from a peer that does not
  * know our QP yet (op DATA: answered with our QPN, its data handed to our QP) or answering
- * one of ours (op CTRL: its QPN). svc_mu held. */
+ * one of ours (op CTRL: its QPN). The socket is svc_busy. */
 static void svc_datagram(struct ds *ds, const uint8_t *b, size_t n,
 			 const struct sockaddr_storage *from)
 {
@@ -744,8 +758,8 @@ static void svc_datagram(struct ds *ds, const uint8_t *b, size_t n,
 	if (!d)
 		return;
 	if (need_ah) {
-		/* resolved without mu; d lives as long as the socket, which stays while the
-		 * service holds svc_mu */
+		/* resolved without mu; d lives as long as the socket, which stays while it is
+		 * served (svc_busy) */
 		struct ibv_ah *ah = make_ah(d->qp, from), *old;
 
 		if (!ah)
@@ -780,8 +794,12 @@ static void svc_process(struct ds *ds)
 	for (;;) {
 		struct sockaddr_storage from;
 		socklen_t l = sizeof(from);
-		ssize_t n = recvfrom(ds->k.fd, b, sizeof(b), MSG_DONTWAIT, (struct sockaddr *)&from, &l);
+		ssize_t n;
 
+		/* under mu, as every other use of the UDP socket (bind, connect, sendmsg) */
+		pthread_mutex_lock(&ds->mu);
+		n = recvfrom(ds->k.fd, b, sizeof(b), MSG_DONTWAIT, (struct sockaddr *)&from, &l);
+		pthread_mutex_unlock(&ds->mu);
 		if (n < 0)
 			return;
 		if (from.ss_family == AF_INET || from.ss_family == AF_INET6)
