@@ -36,7 +36,7 @@
 #include <rdma/rsocket.h>
 
 #include "rsocket.h"
-#include "wire/bytes.h"
+#include "wire/rsocket.h"
 
 /* rdma-core 44 rsocket.c: RS_MAX_TRANSFER, RS_QP_CTRL_SIZE (send WRs kept for control
  * messages) and RS_SGL_SIZE (entries of the target SGL). */
@@ -53,18 +53,11 @@ enum { RS_CTRL_DISCONNECT = 0, RS_CTRL_KEEPALIVE = 1, RS_CTRL_SHUTDOWN = 2 };
 #define RS_MSG_OP(m) ((m) >> 29)
 #define RS_MSG_DATA(m) ((m) & 0x1FFFFFFFu)
 
-/* struct rs_conn_data (40 bytes, the whole connect private data for AF_INET/AF_INET6):
- * version 1, flags, credits (be16), 3 reserved bytes, target_iomap_size, then two struct
- * rs_sge {u64 addr; u32 key; u32 length} in network order: the target SGL and the first
- * half of the data buffer. RS_CONN_FLAG_NET says the sender is big-endian: the SGEs it
+/* The connect private data is struct rs_conn_data (wire/rsocket.h). The SGEs the peer
  * writes later with RS_OP_SGL (and the iomaps with RS_OP_IOMAP_SGL) are in its own byte
- * order. RS_CONN_FLAG_IOMAP says its iomap slots (target_iomap_size of them, a count in
- * rs_value_to_scale's 8-bit form) follow its target SGL. */
+ * order, big-endian when its RS_CONN_FLAG_NET says so. */
 enum {
-	RS_CONN_DATA_LEN = 40,
-	RS_CONN_VERSION = 1,
-	RS_CONN_FLAG_NET = 1 << 0,
-	RS_CONN_FLAG_IOMAP = 1 << 1,
+	RS_CONN_DATA_LEN = UROCE_RS_CONN_DATA_LEN,
 	RS_SGE_LEN = 16,
 	RS_IOMAP_LEN = 24, /* struct rs_iomap: u64 offset, then a struct rs_sge */
 	RS_OLAP_START_SIZE = 2048, /* riowrite's first transfer, doubled up to RS_MAX_TRANSFER */
@@ -345,46 +338,43 @@ static int scale_to_value(int v)
 
 static void rs_format_conn_data(const struct rs *rs, uint8_t *p)
 {
-	memset(p, 0, RS_CONN_DATA_LEN);
-	p[0] = RS_CONN_VERSION;
 	/* rdma-core's rs_format_conn_data: RS_CONN_FLAG_IOMAP always, the slots may be 0 */
-	p[1] = RS_CONN_FLAG_IOMAP | (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? RS_CONN_FLAG_NET : 0);
-	put_be16(p + 2, rs->rq_size);
-	p[7] = (uint8_t)value_to_scale(rs->target_iomap_size);
-	put_be64(p + 8, (uintptr_t)rs->target_sgl);
-	put_be32(p + 16, rs->tmr->rkey);
-	put_be32(p + 20, RS_SGL_SIZE);
-	put_be64(p + 24, (uintptr_t)rs->rbuf);
-	put_be32(p + 32, rs->rmr->rkey);
-	put_be32(p + 36, rs->rbuf_size >> 1);
+	struct uroce_rs_conn_data c = {
+		.version = UROCE_RS_CONN_VERSION,
+		.flags = UROCE_RS_CONN_FLAG_IOMAP |
+			 (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? UROCE_RS_CONN_FLAG_NET : 0),
+		.credits = rs->rq_size,
+		.target_iomap_size = (uint8_t)value_to_scale(rs->target_iomap_size),
+		.target_sgl = { (uintptr_t)rs->target_sgl, rs->tmr->rkey, RS_SGL_SIZE },
+		.data_buf = { (uintptr_t)rs->rbuf, rs->rmr->rkey, rs->rbuf_size >> 1 },
+	};
+
+	uroce_rs_conn_data_build(p, &c);
 }
 
 static int rs_save_conn_data(struct rs *rs, const void *data, uint8_t len)
 {
-	const uint8_t *p = data;
 	bool net = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	struct uroce_rs_conn_data c;
 
-	if (!p || len < RS_CONN_DATA_LEN || p[0] != RS_CONN_VERSION) {
+	if (!data || uroce_rs_conn_data_parse(data, len, &c) ||
+	    c.version != UROCE_RS_CONN_VERSION || !c.target_sgl.length) {
 		errno = EPROTO;
 		return -1;
 	}
-	rs->sseq_comp = get_be16(p + 2);
-	rs->remote_sgl.addr = get_be64(p + 8);
-	rs->remote_sgl.key = get_be32(p + 16);
-	rs->remote_sgl.length = get_be32(p + 20);
+	rs->sseq_comp = c.credits;
+	rs->remote_sgl.addr = c.target_sgl.addr;
+	rs->remote_sgl.key = c.target_sgl.key;
+	rs->remote_sgl.length = c.target_sgl.length;
 	rs->remote_sge = 1;
-	rs->swap_sgl = net != !!(p[1] & RS_CONN_FLAG_NET);
-	rs->target_sgl[0].addr = get_be64(p + 24);
-	rs->target_sgl[0].key = get_be32(p + 32);
-	rs->target_sgl[0].length = get_be32(p + 36);
-	if (!rs->remote_sgl.length) {
-		errno = EPROTO;
-		return -1;
-	}
-	if (p[1] & RS_CONN_FLAG_IOMAP) {
+	rs->swap_sgl = net != !!(c.flags & UROCE_RS_CONN_FLAG_NET);
+	rs->target_sgl[0].addr = c.data_buf.addr;
+	rs->target_sgl[0].key = c.data_buf.key;
+	rs->target_sgl[0].length = c.data_buf.length;
+	if (c.flags & UROCE_RS_CONN_FLAG_IOMAP) {
 		/* rdma-core's rs_save_conn_data: the slots follow the peer's target SGL */
 		rs->remote_iomap.addr = rs->remote_sgl.addr + RS_SGE_LEN * (uint64_t)rs->remote_sgl.length;
-		rs->remote_iomap.length = (uint32_t)scale_to_value(p[7]);
+		rs->remote_iomap.length = (uint32_t)scale_to_value(c.target_iomap_size);
 		rs->remote_iomap.key = rs->remote_sgl.key;
 	}
 	return 0;

@@ -1,10 +1,43 @@
 /* SPDX-License-Identifier: MIT */
-/* rdma-core's datagram rsocket headers (rsocket.h). */
+/* rdma-core's rsocket connect data and datagram headers (rsocket.h). */
 #include "wire/rsocket.h"
 
 #include <string.h>
 
 #include "wire/bytes.h"
+
+void uroce_rs_conn_data_build(uint8_t *out, const struct uroce_rs_conn_data *c)
+{
+	memset(out, 0, UROCE_RS_CONN_DATA_LEN);
+	out[0] = c->version;
+	out[1] = c->flags;
+	put_be16(out + 2, c->credits);
+	out[7] = c->target_iomap_size;
+	put_be64(out + 8, c->target_sgl.addr);
+	put_be32(out + 16, c->target_sgl.key);
+	put_be32(out + 20, c->target_sgl.length);
+	put_be64(out + 24, c->data_buf.addr);
+	put_be32(out + 32, c->data_buf.key);
+	put_be32(out + 36, c->data_buf.length);
+}
+
+int uroce_rs_conn_data_parse(const uint8_t *b, size_t len, struct uroce_rs_conn_data *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (len < UROCE_RS_CONN_DATA_LEN)
+		return -1;
+	c->version = b[0];
+	c->flags = b[1];
+	c->credits = get_be16(b + 2);
+	c->target_iomap_size = b[7];
+	c->target_sgl.addr = get_be64(b + 8);
+	c->target_sgl.key = get_be32(b + 16);
+	c->target_sgl.length = get_be32(b + 20);
+	c->data_buf.addr = get_be64(b + 24);
+	c->data_buf.key = get_be32(b + 32);
+	c->data_buf.length = get_be32(b + 36);
+	return 0;
+}
 
 size_t uroce_ds_hdr_build(uint8_t *out, const struct uroce_ds_addr *a)
 {
