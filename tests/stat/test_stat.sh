@@ -111,7 +111,18 @@ fi
 
 wait "$spid"; src=$?
 wait "$cpid"; crc=$?
-[ $src = 0 ] && [ $crc = 0 ] || { fail "pingpong exited $src/$crc"; cat "$tmp"/*.err; }
+# Both exit 0, or one ends in the race every lossy pingpong has (interop/lib.sh ic_end_race):
+# the other side, done, left, and the ACK of this one's last request was lost to the loss, so
+# its retries ran out (its only error, exit 1; CI saw it once in many runs).
+if [ $src != 0 ] || [ $crc != 0 ]; then
+	if { [ $src = 0 ] && ic_only_retry_exceeded "$tmp/c.err" $crc; } ||
+		{ [ $crc = 0 ] && ic_only_retry_exceeded "$tmp/s.err" $src; }; then
+		echo "note: pingpong's end race under loss (exit $src/$crc), the last request's retries"
+	else
+		fail "pingpong exited $src/$crc"
+		cat "$tmp"/*.err
+	fi
+fi
 
 # The exit reports: counters only (the programs destroy their QP before closing).
 for side in s c; do
