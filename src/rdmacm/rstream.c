@@ -731,6 +731,21 @@ static bool fd_readable(int fd, int timeout)
 
 static int st_getpeername(struct rsock *k, struct sockaddr *a, socklen_t *l);
 
+/* The connect and accept parameters both ends use (rdma-core's rs_do_connect and
+ * rs_accept): the socket's connect data in pd, one READ each way, retry and RNR retry 7. */
+static void rs_conn_param(const struct rs *rs, struct rdma_conn_param *param,
+			  uint8_t pd[RS_CONN_DATA_LEN])
+{
+	rs_format_conn_data(rs, pd);
+	memset(param, 0, sizeof(*param));
+	param->private_data = pd;
+	param->private_data_len = RS_CONN_DATA_LEN;
+	param->responder_resources = 1;
+	param->initiator_depth = 1;
+	param->retry_count = 7;
+	param->rnr_retry_count = 7;
+}
+
 static int st_accept(struct rsock *k, struct sockaddr *a, socklen_t *l)
 {
 	struct rs *ls = rs_of(k), *rs;
@@ -773,14 +788,7 @@ static int st_accept(struct rsock *k, struct sockaddr *a, socklen_t *l)
 	id->context = rs;
 	if (rdma_migrate_id(id, rs->ch) || rs_create_ep(rs) || rs_save_conn_data(rs, creq, n))
 		goto fail;
-	rs_format_conn_data(rs, cresp);
-	memset(&param, 0, sizeof(param));
-	param.private_data = cresp;
-	param.private_data_len = sizeof(cresp);
-	param.responder_resources = 1;
-	param.initiator_depth = 1;
-	param.retry_count = 7;
-	param.rnr_retry_count = 7;
+	rs_conn_param(rs, &param, cresp);
 	if (rdma_accept(id, &param) || rs_wait_event(rs, RDMA_CM_EVENT_ESTABLISHED, NULL, NULL))
 		goto fail;
 	rs_connected(rs);
@@ -821,16 +829,9 @@ static int st_connect(struct rsock *k, const struct sockaddr *a, socklen_t l)
 	    rdma_resolve_route(rs->id, 2000) ||
 	    rs_wait_event(rs, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL, NULL) || rs_create_ep(rs))
 		goto fail;
-	rs_format_conn_data(rs, creq);
-	/* rdma-core's rs_do_connect: flow control, retry and RNR retry 7 */
-	memset(&param, 0, sizeof(param));
-	param.private_data = creq;
-	param.private_data_len = sizeof(creq);
+	/* rdma-core's rs_do_connect: flow control too */
+	rs_conn_param(rs, &param, creq);
 	param.flow_control = 1;
-	param.retry_count = 7;
-	param.rnr_retry_count = 7;
-	param.responder_resources = 1;
-	param.initiator_depth = 1;
 	if (rdma_connect(rs->id, &param) ||
 	    rs_wait_event(rs, RDMA_CM_EVENT_ESTABLISHED, cresp, &n))
 		goto fail;
