@@ -34,20 +34,6 @@
 enum { BIG = 1 << 20, WIN = 1 << 16, WIN_OFF = 4096, SLOTS = 2 };
 
 
-static uint8_t pattern(size_t i, unsigned seed)
-{
-	return (uint8_t)(i * 7 + i / 251 + seed);
-}
-
-static size_t mismatches(const uint8_t *b, size_t n, unsigned seed)
-{
-	size_t bad = 0;
-
-	for (size_t i = 0; i < n; i++)
-		bad += b[i] != pattern(i, seed);
-	return bad;
-}
-
 static const char *ip_of(const struct sockaddr_in *s, char *buf)
 {
 	return inet_ntop(AF_INET, &s->sin_addr, buf, INET_ADDRSTRLEN);

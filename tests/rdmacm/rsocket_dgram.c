@@ -33,20 +33,6 @@
  * (docs/rdmacm.md "Datagram rsockets") */
 enum { MAX_DGRAM = 2048 - 16, ROUNDS = 200 };
 
-static uint8_t pattern(size_t i, unsigned seed)
-{
-	return (uint8_t)(i * 7 + i / 251 + seed * 13);
-}
-
-static size_t mismatches(const uint8_t *b, size_t n, unsigned seed)
-{
-	size_t bad = 0;
-
-	for (size_t i = 0; i < n; i++)
-		bad += b[i] != pattern(i, seed);
-	return bad;
-}
-
 static int server(uint16_t port)
 {
 	struct sockaddr_in a = sin4("127.0.0.1", port), from, self;
