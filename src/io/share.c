@@ -38,7 +38,7 @@
 #define PROBE_PAYLOAD 16       /* round, cookie, 4 zero bytes */
 #define PROBE_LEN (UROCE_BTH_LEN + 8 + PROBE_PAYLOAD + UROCE_ICRC_LEN)
 #define FWD_MAGIC 0x55524657u          /* "URFW": a forwarded datagram's header */
-#define PAGE_MAGIC 0x3152485345524f55ull /* "UORESHR1" */
+#define PAGE_MAGIC 0x3252485345524f55ull /* "UORESHR2" */
 #define ROUND_WAIT_NS 200000000ull     /* how long a round waits for the members' answers */
 #define ROUND_GAP_NS 100000000ull      /* between two rounds a process starts on misroutes */
 #define JOIN_LOCK_TRIES 200            /* x 10 ms: how long a join waits for a round elsewhere */
@@ -89,6 +89,10 @@ struct page {
 	_Atomic uint32_t round;
 	_Atomic uint32_t size; /* sockets in the group, as the last round or change left it */
 	_Atomic uint64_t cookie;
+	/* The attached program is not the page's: a member left, and the next member to poll
+	 * attaches the page's (uroce_share_leave says why the leaver cannot). */
+	_Atomic uint32_t stale;
+	uint32_t pad;
 	struct member m[NSLOTS];
 	struct listener l[UROCE_SHARE_MAX_LISTEN];
 };
@@ -315,13 +319,17 @@ static uint32_t index_of(const struct page *p, unsigned slot)
 	return slot && LD(p->m[slot].mapped) ? LD(p->m[slot].index) : NO_INDEX;
 }
 
-/* The group's program, from the page (under the lock). A load past the datagram's end ends a
- * classic program with 0: such runts go to index 0, whose member drops them. */
-static void compile(const struct page *p, struct prog *pr)
+/* The group's program, from the page (under the lock). What has no index (a slot not mapped,
+ * no CM attached) returns `unmapped`: NO_INDEX (the hash), or during a leave another member's
+ * index. A load past the datagram's end ends a classic program with 0: such runts go to
+ * index 0, whose member drops them. */
+static void compile(const struct page *p, struct prog *pr, uint32_t unmapped)
 {
 	uint32_t cm = index_of(p, cm_default(p));
 	unsigned qp1, sid, jump;
 
+	if (cm == NO_INDEX)
+		cm = unmapped;
 	pr->n = 0;
 	/* the slot: the top byte of the BTH destination QP */
 	emit(pr, BPF_LD | BPF_B | BPF_ABS, 0, 0, 5);
@@ -332,7 +340,7 @@ static void compile(const struct page *p, struct prog *pr)
 	emit(pr, BPF_JMP | BPF_JEQ | BPF_K, 0, 2, PROBE_SLOT);
 	emit(pr, BPF_LD | BPF_H | BPF_ABS, 0, 0, 6);
 	emit(pr, BPF_RET | BPF_A, 0, 0, 0);
-	emit_chain(pr, p, NO_INDEX);
+	emit_chain(pr, p, unmapped);
 	/* QP1: a CM MAD goes by what names its receiver; anything else to the default CM */
 	qp1 = pr->n;
 	pr->f[jump].k = qp1 - jump - 1;
@@ -369,18 +377,25 @@ static void compile(const struct page *p, struct prog *pr)
 	emit(pr, BPF_RET | BPF_K, 0, 0, cm);
 }
 
-static void attach(struct uroce_share_group *g)
+static void attach_program(struct uroce_share_group *g, uint32_t unmapped)
 {
 	struct prog *pr = malloc(sizeof(*pr));
 
 	if (!pr)
 		return;
-	compile(g->page, pr);
+	compile(g->page, pr, unmapped);
 	struct sock_fprog fp = {.len = (unsigned short)pr->n, .filter = pr->f};
 	/* Best effort: without a program the kernel's hash spreads the datagrams and the
 	 * members forward what is not theirs. */
 	(void)setsockopt(g->fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &fp, sizeof(fp));
 	free(pr);
+}
+
+/* The page's program (under the lock). */
+static void attach(struct uroce_share_group *g)
+{
+	attach_program(g, NO_INDEX);
+	ST(g->page->stale, 0);
 }
 
 /* ---- rounds ---- */
@@ -498,6 +513,13 @@ static void round_finish(struct uroce_share_group *g, uint64_t now)
 
 static uint64_t poll_locked(struct uroce_share_group *g, uint64_t now)
 {
+	if (!g->round_due && LD(g->page->stale)) {
+		if (!try_lock(g))
+			return now + 1000000; /* the leaver, or a round: soon again */
+		if (LD(g->page->stale))
+			attach(g);
+		unlock(g);
+	}
 	if (g->round_due) {
 		if (round_answered(g) || now >= g->round_due)
 			round_finish(g, now);
@@ -640,8 +662,10 @@ enum uroce_share_rx uroce_share_rx(struct uroce_share_group *g, const uint8_t *b
 	}
 	if (forward(g, slot, b, len, meta)) {
 		g->s->c.share_forwarded++;
-		/* the program and the group disagree */
-		atomic_store_explicit(&g->want_round, true, memory_order_relaxed);
+		/* the program and the group disagree (unless a leave's program still waits to
+		 * be replaced: this member's next poll attaches the page's) */
+		if (!LD(p->stale))
+			atomic_store_explicit(&g->want_round, true, memory_order_relaxed);
 	} else {
 		g->s->c.share_forward_failed++;
 	}
@@ -833,28 +857,35 @@ void uroce_share_leave(struct uroce_share_group *g)
 
 	change_begin(g);
 	g->round_due = 0; /* a round of ours ends here */
-	/* When a socket leaves, the kernel moves the group's last socket into its index
-	 * (reuseport_detach_sock): the program is rewritten for that before the close. */
-	uint32_t size = LD(p->size);
-	if (LD(me->mapped) && size) {
-		uint32_t k = LD(me->index);
-		for (unsigned slot = UROCE_SHARE_SLOT_FIRST; slot <= UROCE_SHARE_SLOT_LAST; slot++)
-			if (LD(p->m[slot].joined) && LD(p->m[slot].mapped) &&
-			    LD(p->m[slot].index) == size - 1)
-				ST(p->m[slot].index, k);
-		ST(p->size, size - 1);
-	}
+	/* When a socket closes, the kernel drops what waits in its queue and moves the group's
+	 * last socket into its index (reuseport_detach_sock). So, before the close, a program
+	 * that sends nothing to this socket's index k: what has no index (this process's
+	 * traffic among it) goes to another member, which forwards it; then what came before
+	 * is forwarded, and the socket closed with nothing in it. The last socket's owner keeps
+	 * its old index in that program: right until the close, past the group's end after it,
+	 * where the kernel falls back to the hash and whoever gets its datagrams forwards them.
+	 * Then the page says where that socket went, and the next member to poll attaches the
+	 * page's program (this process has no socket to attach it with any more). */
+	uint32_t size = LD(p->size), k = LD(me->index);
+	bool mapped = LD(me->mapped) && k < size;
 	ST(me->joined, 0);
 	ST(me->cm, 0);
 	ST(me->mapped, 0);
 	for (unsigned i = 0; i < UROCE_SHARE_MAX_LISTEN; i++)
 		if (LD(p->l[i].slot) == g->s->slot)
 			ST(p->l[i].slot, 0);
-	attach(g);
-	/* What the old program sent here meanwhile (another member's, since the move) */
+	attach_program(g, mapped && size > 1 ? (k == 0 ? 1 : 0) : NO_INDEX);
 	while (take_one(g))
 		;
 	close(g->fd);
+	if (mapped) {
+		for (unsigned slot = UROCE_SHARE_SLOT_FIRST; slot <= UROCE_SHARE_SLOT_LAST; slot++)
+			if (LD(p->m[slot].joined) && LD(p->m[slot].mapped) &&
+			    LD(p->m[slot].index) == size - 1)
+				ST(p->m[slot].index, k);
+		ST(p->size, size - 1);
+		ST(p->stale, 1);
+	}
 	change_end(g);
 	group_free(g);
 }
