@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Builds uroce with warnings as errors and runs the test suite with CTest.
 # Usage: scripts/test.sh [BUILD_DIR] [extra cmake options...] [-- ctest options...]
-#   scripts/test.sh build-tsan -DUROCE_TSAN=ON -- -L 'verbs|interop'
+#   scripts/test.sh build-tsan -DUROCE_TSAN=ON -- -L 'verbs|interop|rdmacm'
 # The compiler is CMake's choice, or CC's when BUILD_DIR is configured for the first time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
