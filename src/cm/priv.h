@@ -6,14 +6,14 @@
  *   sidr.c   the datagram service: SIDR_REQ, SIDR_REP
  *   recv.c   received MADs: header checks (one counter per reason) and dispatch
  *   xmit.c   the only place that makes MAD bytes
- *   timer.c  the timer heap; table.c the lookup tables
+ *   table.c  the lookup tables (the timer heap is common/timer.c, shared with the engine)
  *   rdmacm.c the rdma_cm conventions on the wire (cm/rdmacm.h) */
 #ifndef UROCE_CM_PRIV_H
 #define UROCE_CM_PRIV_H
 
 #include "cm.h"
 #include "table.h"
-#include "timer.h"
+#include "common/timer.h"
 
 /* A set of states, for "does this state take that message" (IBA 12.9's state diagrams, as
  * Linux's cm.c handlers check them). */

@@ -1,61 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The CM's two data structures against plain models: the timer heap (every timer the CM
- * has, src/cm/timer.c) and the lookup tables (src/cm/table.c), under thousands of random
- * operations from a fixed seed. */
+/* The CM's lookup tables (src/cm/table.c) against a plain model, under thousands of random
+ * operations from a fixed seed (its timer heap, common/timer.c, is tests/common/test_timer.c's). */
 #include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "cm/table.h"
-#include "cm/timer.h"
-
-#define NT 300
-
-/* The heap: arm, re-arm and cancel at random; the first timer is always the model's earliest
- * (by due time, then by arming order), and popping them all gives the sorted order. */
-static void test_timer_heap(void **state)
-{
-	static struct timer t[NT];
-	static uint64_t armed_seq[NT];
-	struct timer_heap h = {0};
-	uint64_t seq = 0;
-	(void)state;
-
-	for (int i = 0; i < NT; i++)
-		timer_init(&t[i]);
-	for (int step = 0; step < 20000; step++) {
-		int i = (int)(test_rand() % NT);
-		if (test_rand() % 4 == 0) {
-			timer_cancel(&h, &t[i]);
-		} else {
-			assert_int_equal(timer_arm(&h, &t[i], test_rand() % 64), 0);
-			armed_seq[i] = seq++;
-		}
-		/* The model: the earliest armed timer. */
-		int best = -1;
-		uint32_t n = 0;
-		for (int k = 0; k < NT; k++) {
-			if (!timer_armed(&t[k]))
-				continue;
-			n++;
-			if (best < 0 || t[k].due < t[best].due ||
-			    (t[k].due == t[best].due && armed_seq[k] < armed_seq[best]))
-				best = k;
-		}
-		assert_int_equal(h.n, n);
-		assert_ptr_equal(timer_first(&h), best < 0 ? NULL : &t[best]);
-	}
-	uint64_t last_due = 0;
-	struct timer *f;
-	while ((f = timer_first(&h))) {
-		assert_true(f->due >= last_due);
-		last_due = f->due;
-		timer_cancel(&h, f);
-		assert_false(timer_armed(f));
-	}
-	timer_heap_free(&h);
-}
 
 struct item {
 	struct table_node node;
@@ -109,7 +60,6 @@ static void test_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_timer_heap),
 		cmocka_unit_test(test_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* One mechanism for every CM timer (style.md "one mechanism for timers"): a binary min-heap
- * of timers embedded in their owners, ordered by due time, then by when they were armed, so
- * that timers due at the same time run in a fixed order. Arming, re-arming and cancelling
- * are O(log n); the earliest is read in O(1). The heap holds pointers; it never allocates
- * except to grow its array. */
-#ifndef UROCE_CM_TIMER_H
-#define UROCE_CM_TIMER_H
+/* One mechanism for every timer (style.md "one mechanism for timers"): the CM's (src/cm) and
+ * the engine's (each QP's retransmission and RNR timers; congestion control's are entries of
+ * the same kind). A binary min-heap of timers embedded in their owners, ordered by due time,
+ * then by when they were armed, so that timers due at the same time run in a fixed order.
+ * Arming, re-arming and cancelling are O(log n); the earliest is read in O(1), whatever the
+ * number of timers. The heap holds pointers; it allocates only to grow its array, which an
+ * owner can make room in beforehand (timer_heap_reserve) so that its arming never fails. */
+#ifndef UROCE_COMMON_TIMER_H
+#define UROCE_COMMON_TIMER_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@ struct timer {
 	uint64_t due;
 	uint64_t seq;  /* arming order: the tie-break */
 	uint32_t idx;  /* place in the heap, TIMER_IDLE when not armed */
+	uint32_t kind; /* the owner's: which of its timers this is */
 };
 
 struct timer_heap {
@@ -28,6 +31,9 @@ static inline void timer_init(struct timer *t) { t->idx = TIMER_IDLE; }
 static inline bool timer_armed(const struct timer *t) { return t->idx != TIMER_IDLE; }
 
 void timer_heap_free(struct timer_heap *h);
+/* Room for `count` armed timers in all, so that arming up to that many never allocates:
+ * 0, or UROCE_ENOMEM (nothing changed). */
+int timer_heap_reserve(struct timer_heap *h, uint32_t count);
 /* Arms (or moves) t to `due`: 0, or UROCE_ENOMEM when the heap cannot grow (t unchanged). */
 int timer_arm(struct timer_heap *h, struct timer *t, uint64_t due);
 /* Disarms t if armed. */

@@ -58,16 +58,29 @@ void timer_heap_free(struct timer_heap *h)
 	h->n = h->cap = 0;
 }
 
+int timer_heap_reserve(struct timer_heap *h, uint32_t count)
+{
+	if (count <= h->cap)
+		return 0;
+	if (count > UINT32_MAX / 2)
+		return UROCE_ENOMEM;
+	uint32_t cap = h->cap ? h->cap : 16;
+	while (cap < count)
+		cap *= 2;
+	struct timer **grown = realloc(h->t, (size_t)cap * sizeof(*grown));
+	if (!grown)
+		return UROCE_ENOMEM;
+	h->t = grown;
+	h->cap = cap;
+	return 0;
+}
+
 int timer_arm(struct timer_heap *h, struct timer *t, uint64_t due)
 {
-	if (!timer_armed(t) && h->n == h->cap) {
-		uint32_t cap = h->cap ? 2 * h->cap : 16;
-		struct timer **grown = realloc(h->t, (size_t)cap * sizeof(*grown));
-		if (!grown)
-			return UROCE_ENOMEM;
-		h->t = grown;
-		h->cap = cap;
-	}
+	int err;
+
+	if (!timer_armed(t) && h->n == h->cap && (err = timer_heap_reserve(h, h->n + 1)))
+		return err;
 	t->due = due;
 	t->seq = h->seq++;
 	if (!timer_armed(t)) {
