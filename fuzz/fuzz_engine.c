@@ -621,20 +621,16 @@ static bool wc_opcode_known(enum uroce_wc_opcode op)
 	}
 }
 
-/* The device keeps its earliest timer between calls (dev.c): it must be the earliest of
- * its QPs' (the node's; objects the script creates are gone by now), or a timer would fire
- * late. */
+/* The device's next deadline is the earliest of its QPs' timers (the node's; objects the
+ * script creates are gone by now), or a timer would fire late. */
 static void check_deadline(struct node *n)
 {
 	uint64_t t = UROCE_NEVER;
 
-	for (int q = 0; q < NQP; q++) {
-		const struct uroce_qp *qp = n->qp[q];
-		if (qp->req.rto_deadline < t)
-			t = qp->req.rto_deadline;
-		if (qp->req.rnr_deadline < t)
-			t = qp->req.rnr_deadline;
-	}
+	for (int q = 0; q < NQP; q++)
+		for (unsigned k = 0; k < QP_TIMERS; k++)
+			if (qp_timer_due(n->qp[q], (enum qp_timer)k) < t)
+				t = qp_timer_due(n->qp[q], (enum qp_timer)k);
 	FUZZ_CHECK(uroce_dev_next_deadline(n->dev) == t);
 }
 

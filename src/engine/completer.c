@@ -74,8 +74,10 @@ static void progress(struct uroce_qp *qp, uint32_t una, uint64_t now)
 	rq->retry_left = qp->attr.retry_cnt;
 	rq->rnr_left = qp->attr.rnr_retry;
 	rq->seq_retry = false;
-	rq->rto_deadline = una != rq->psn_max && qp->attr.timeout ? now + rto_ns(qp->attr.timeout)
-								   : UROCE_NEVER;
+	if (una != rq->psn_max && qp->attr.timeout)
+		qp_timer_arm(qp, QP_TIMER_RTO, now + rto_ns(qp->attr.timeout));
+	else
+		qp_timer_stop(qp, QP_TIMER_RTO);
 	/* Packets the responder has acknowledged are not sent again. */
 	if (uroce_psn_lt(rq->psn, una))
 		rq->psn = una;
@@ -144,7 +146,7 @@ static void retry(struct uroce_qp *qp)
 	 * response), so the requester arms it when the first packet goes out: the QP may have
 	 * to wait for the line (its own READ responses go first), and a timer that ran
 	 * meanwhile would spend retry_cnt without anything having been sent. */
-	rq->rto_deadline = UROCE_NEVER;
+	qp_timer_stop(qp, QP_TIMER_RTO);
 	sched_add(qp);
 }
 
@@ -160,9 +162,9 @@ static void gap_retry(struct uroce_qp *qp)
 		retry(qp);
 }
 
-void comp_timeout(struct uroce_qp *qp)
+void comp_timeout(struct uroce_qp *qp, uint64_t now)
 {
-	qp->req.rto_deadline = UROCE_NEVER;
+	(void)now;
 	if (qp->req.una == qp->req.psn_max || qp_state(qp) == UROCE_QPS_ERR)
 		return;
 	retry(qp);
@@ -189,7 +191,7 @@ static void on_rnr_nak(struct uroce_qp *qp, uint32_t psn, uint8_t timer, uint64_
 
 	eng_count(qp->dev, qp, UROCE_CNT_rcvd_rnr_err);
 	/* A copy of the NAK that started the current wait changes nothing. */
-	if (rq->rnr_deadline != UROCE_NEVER && rq->psn == psn)
+	if (qp_timer_armed(qp, QP_TIMER_RNR) && rq->psn == psn)
 		return;
 	/* IBA 9.7.5.2.8: rnr_retry 7 retries for ever. */
 	if (qp->attr.rnr_retry != 7) {
@@ -204,8 +206,8 @@ static void on_rnr_nak(struct uroce_qp *qp, uint32_t psn, uint8_t timer, uint64_
 	rq->psn = rq->una;
 	rq->rd_atomic = 0;
 	rq->noack_pkts = 0;
-	rq->rto_deadline = UROCE_NEVER;
-	rq->rnr_deadline = now + (uint64_t)uroce_rnr_timer_us(timer) * 1000;
+	qp_timer_stop(qp, QP_TIMER_RTO);
+	qp_timer_arm(qp, QP_TIMER_RNR, now + (uint64_t)uroce_rnr_timer_us(timer) * 1000);
 }
 
 static void on_ack(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint64_t now)

@@ -20,6 +20,6 @@ void comp_advance(struct uroce_qp *qp);
 /* A response packet (ACK, NAK, READ response, ATOMIC ACKNOWLEDGE) for an RC QP. */
 void comp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint64_t now);
 /* The local ACK timer fired. */
-void comp_timeout(struct uroce_qp *qp);
+void comp_timeout(struct uroce_qp *qp, uint64_t now);
 
 #endif

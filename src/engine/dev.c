@@ -126,7 +126,6 @@ int uroce_dev_new(const struct uroce_dev_cfg *cfg, struct uroce_dev **out)
 	dev->port_mtu = mtu_bytes(dev->cfg.port_mtu);
 	dev->objs.prev = dev->objs.next = &dev->objs;
 	dev->port_active = true;
-	dev->deadline = UROCE_NEVER;
 	dev->qps = calloc(dev->cfg.max_qp, sizeof(*dev->qps));
 	dev->mrs = calloc(dev->cfg.max_mr + 1, sizeof(*dev->mrs));
 	dev->mr_key = calloc(dev->cfg.max_mr + 1, 1);
@@ -199,6 +198,7 @@ void uroce_dev_free(struct uroce_dev *dev)
 			o = next;
 		}
 	}
+	timer_heap_free(&dev->timers);
 	free(dev->qps);
 	free(dev->mrs);
 	free(dev->mr_key);
@@ -353,8 +353,6 @@ size_t uroce_dev_write(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t
 	 * buffers: the engine never queues a packet of its own. Each QP sends one packet per
 	 * turn, responses first: a responder that waits behind its own requests could stall
 	 * both ends. A QP's turn can start or stop its timers. */
-	if (dev->sched_head)
-		dev->deadline_stale = true;
 	while (tx->n < tx->max && dev->sched_head && dev->port_active) {
 		struct uroce_qp *qp = dev->sched_head;
 		assert(qp->scheduled);
@@ -378,8 +376,6 @@ size_t uroce_dev_write_requests(struct uroce_dev *dev, struct uroce_txbatch *tx,
 	 * its responses (or nothing) are left for uroce_dev_write. A turn can take its own QP
 	 * off the schedule (a failed WQE completing moves it to the error state), hence next is
 	 * read first; no turn touches another QP's place. */
-	if (dev->sched_head)
-		dev->deadline_stale = true;
 	while (moved && tx->n < tx->max && dev->port_active) {
 		struct uroce_qp *qp, *next;
 		moved = false;
@@ -411,38 +407,12 @@ void uroce_dev_publish(struct uroce_dev *dev)
 
 void uroce_dev_on_timer(struct uroce_dev *dev, uint64_t now)
 {
-	dev->deadline_stale = true;
-	for (uint32_t i = 0; i < dev->cfg.max_qp; i++) {
-		struct uroce_qp *qp = dev->qps[i];
-		if (!qp)
-			continue;
-		if (qp->req.rnr_deadline <= now) {
-			qp->req.rnr_deadline = UROCE_NEVER;
-			sched_add(qp);
-		}
-		if (qp->req.rto_deadline <= now)
-			comp_timeout(qp);
-	}
+	qp_timers_fire(dev, now);
 }
 
 uint64_t uroce_dev_next_deadline(struct uroce_dev *dev)
 {
-	uint64_t t = UROCE_NEVER;
+	const struct timer *t = timer_first(&dev->timers);
 
-	if (!dev->deadline_stale)
-		return dev->deadline;
-	/* A linear scan, only after a call that can have moved a timer: fine for the QP counts
-	 * of this version; a timer heap can replace it without changing the interface. */
-	for (uint32_t i = 0; i < dev->cfg.max_qp; i++) {
-		const struct uroce_qp *qp = dev->qps[i];
-		if (!qp)
-			continue;
-		if (qp->req.rto_deadline < t)
-			t = qp->req.rto_deadline;
-		if (qp->req.rnr_deadline < t)
-			t = qp->req.rnr_deadline;
-	}
-	dev->deadline = t;
-	dev->deadline_stale = false;
-	return t;
+	return t ? t->due : UROCE_NEVER;
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "common/timer.h"
 #include "wire/build.h"
 #include "wire/psn.h"
 
@@ -153,8 +154,8 @@ struct req_state {
 	uint32_t noack_pkts;       /* packets since the last AckReq */
 	uint8_t retry_left, rnr_left;
 	bool seq_retry;            /* a retry started and no progress since: gaps wait */
-	uint64_t rto_deadline;     /* retransmission timer, UROCE_NEVER when stopped */
-	uint64_t rnr_deadline;     /* end of an RNR wait, UROCE_NEVER when not waiting */
+	struct timer rto;          /* the local ACK timer (QP_TIMER_RTO) */
+	struct timer rnr;          /* the end of an RNR wait (QP_TIMER_RNR) */
 };
 
 /* Where a WQE's inline data is: an ATOMIC WRITE's 8 bytes in the WQE itself, so that it
@@ -276,11 +277,8 @@ struct uroce_dev {
 	 * the engine empties whole: no ABA), linked by post_next. */
 	struct uroce_qp *_Atomic posted;
 	bool port_active;
-	/* The earliest timer, kept between calls that can move one (receiving, writing, firing
-	 * timers, modifying or destroying a QP: they set deadline_stale), so that a caller polling
-	 * an idle device does not scan every QP slot each time it asks. */
-	uint64_t deadline;
-	bool deadline_stale;
+	struct timer_heap timers;  /* every armed timer of its QPs (common/timer.h) */
+	uint32_t ntimers;          /* the timers its QPs have: the heap has room for them all */
 	union uroce_counters cnt;
 	bool ending;               /* in uroce_dev_free: custom queue memory is not given back */
 	uint8_t scratch[4096];     /* gathers a packet payload spread over several SGEs */
@@ -306,6 +304,17 @@ void eng_count(struct uroce_dev *dev, struct uroce_qp *qp, enum uroce_counter c)
 /* Puts the QP in the transmit round robin (idempotent) / takes it out. */
 void sched_add(struct uroce_qp *qp);
 void sched_del(struct uroce_qp *qp);
+
+/* A QP's timers (qp.c's table says where each lives in the QP and what its firing does). */
+enum qp_timer { QP_TIMER_RTO, QP_TIMER_RNR, QP_TIMERS };
+/* Arms (or moves) one of the QP's timers; stops it; whether it runs; when it is due
+ * (UROCE_NEVER when stopped). */
+void qp_timer_arm(struct uroce_qp *qp, enum qp_timer k, uint64_t due);
+void qp_timer_stop(struct uroce_qp *qp, enum qp_timer k);
+bool qp_timer_armed(const struct uroce_qp *qp, enum qp_timer k);
+uint64_t qp_timer_due(const struct uroce_qp *qp, enum qp_timer k);
+/* Fires every QP timer of the device due at or before now, earliest first. */
+void qp_timers_fire(struct uroce_dev *dev, uint64_t now);
 
 static inline uint32_t mtu_bytes(enum uroce_mtu m) { return 128u << m; }
 /* UD and GSI QPs carry datagrams: QP1 is a UD QP with a fixed number and Q_Key (13.5.1). */

@@ -2,6 +2,8 @@
 #include "qp.h"
 
 #include <assert.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,11 +186,87 @@ void qp_check_drained(struct uroce_qp *qp)
 		dev_event(qp->dev, UROCE_EVENT_SQ_DRAINED, qp);
 }
 
+/* ---- timers ---- */
+
+/* The end of an RNR wait: the requester sends again (req_emit waits while the timer runs). */
+static void rnr_wait_end(struct uroce_qp *qp, uint64_t now)
+{
+	(void)now;
+	sched_add(qp);
+}
+
+/* Each of a QP's timers: where it lives in the QP, and what its firing does. */
+static const struct {
+	size_t offset;
+	void (*fire)(struct uroce_qp *qp, uint64_t now);
+} qp_timers[QP_TIMERS] = {
+	[QP_TIMER_RTO] = {offsetof(struct uroce_qp, req.rto), comp_timeout},
+	[QP_TIMER_RNR] = {offsetof(struct uroce_qp, req.rnr), rnr_wait_end},
+};
+
+static struct timer *timer_of(const struct uroce_qp *qp, enum qp_timer k)
+{
+	return (struct timer *)(void *)((char *)(uintptr_t)qp + qp_timers[k].offset);
+}
+
+void qp_timer_arm(struct uroce_qp *qp, enum qp_timer k, uint64_t due)
+{
+	/* Never fails: the heap has room for every QP's timers (uroce_qp_create). */
+	int err = timer_arm(&qp->dev->timers, timer_of(qp, k), due);
+
+	assert(!err);
+	(void)err;
+}
+
+void qp_timer_stop(struct uroce_qp *qp, enum qp_timer k)
+{
+	timer_cancel(&qp->dev->timers, timer_of(qp, k));
+}
+
+bool qp_timer_armed(const struct uroce_qp *qp, enum qp_timer k)
+{
+	return timer_armed(timer_of(qp, k));
+}
+
+uint64_t qp_timer_due(const struct uroce_qp *qp, enum qp_timer k)
+{
+	const struct timer *t = timer_of(qp, k);
+
+	return timer_armed(t) ? t->due : UROCE_NEVER;
+}
+
+void qp_timers_fire(struct uroce_dev *dev, uint64_t now)
+{
+	struct timer *t;
+
+	while ((t = timer_first(&dev->timers)) && t->due <= now) {
+		timer_cancel(&dev->timers, t);
+		qp_timers[t->kind].fire(
+			(struct uroce_qp *)(void *)((char *)t - qp_timers[t->kind].offset), now);
+	}
+}
+
+/* Stopped, and told which they are (a QP's creation, a reset of its requester). */
+static void timers_init(struct uroce_qp *qp)
+{
+	for (unsigned k = 0; k < QP_TIMERS; k++) {
+		timer_init(timer_of(qp, (enum qp_timer)k));
+		timer_of(qp, (enum qp_timer)k)->kind = k;
+	}
+}
+
+static void timers_stop(struct uroce_qp *qp)
+{
+	for (unsigned k = 0; k < QP_TIMERS; k++)
+		qp_timer_stop(qp, (enum qp_timer)k);
+}
+
 static void req_reset(struct uroce_qp *qp, uint32_t psn)
 {
+	timers_stop(qp); /* the heap points at them */
 	memset(&qp->req, 0, sizeof(qp->req));
+	timers_init(qp);
 	qp->req.psn = qp->req.una = qp->req.psn_max = psn;
-	qp->req.rto_deadline = qp->req.rnr_deadline = UROCE_NEVER;
 }
 
 /* Back to the state of a new QP: queues emptied without completions (10.3.1 RESET). Nobody
@@ -264,7 +342,6 @@ int uroce_qp_modify(struct uroce_qp *qp, const struct uroce_qp_attr *attr, unsig
 	const struct transition *tr;
 	int err;
 
-	qp->dev->deadline_stale = true; /* a reset or an error stops the QP's timers */
 	if ((unsigned)next >= UROCE_QPS_COUNT)
 		return UROCE_EINVAL;
 	tr = &transitions[cur][next];
@@ -414,6 +491,12 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 		qp_free(dev, qp);
 		return err;
 	}
+	if (timer_heap_reserve(&dev->timers, dev->ntimers + QP_TIMERS)) {
+		qp_free(dev, qp);
+		return UROCE_ENOMEM;
+	}
+	dev->ntimers += QP_TIMERS;
+	timers_init(qp); /* before req_reset stops them: a zeroed timer would look armed */
 	qp->dev = dev;
 	qp->pd = pd;
 	qp->scq = attr->send_cq;
@@ -457,7 +540,8 @@ int uroce_qp_destroy(struct uroce_qp *qp)
 	 * after it is freed (engine.h: destroyed without completions). */
 	qp_set_state(qp, UROCE_QPS_RESET);
 	uroce_dev_take_posted(qp->dev);
-	qp->dev->deadline_stale = true;
+	timers_stop(qp);
+	qp->dev->ntimers -= QP_TIMERS;
 	sched_del(qp);
 	if (qp->type == UROCE_QPT_GSI)
 		qp->dev->gsi = NULL;
@@ -490,7 +574,7 @@ static void flush_sq(struct uroce_qp *qp)
 {
 	while (sq_tail(&qp->sq) != sq_head(&qp->sq))
 		comp_wqe(qp, UROCE_WC_WR_FLUSH_ERR);
-	qp->req.rto_deadline = qp->req.rnr_deadline = UROCE_NEVER;
+	timers_stop(qp);
 }
 
 /* The receive queue of a QP in ERR. Its head is read seq_cst: the move to ERR stores the state

@@ -229,7 +229,6 @@ void uroce_dev_recv(struct uroce_dev *dev, const struct uroce_io_pkt *io, uint64
 	struct uroce_pkt pkt;
 	enum uroce_counter drop = validate(dev, io, &pkt, &qp, &group);
 
-	dev->deadline_stale = true;
 	if (drop != UROCE_NCOUNTERS) {
 		eng_count(dev, qp, drop);
 		return;

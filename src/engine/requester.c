@@ -210,7 +210,7 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 	uint32_t next;
 
 	if ((state != UROCE_QPS_RTS && state != UROCE_QPS_SQD) || sq->cur == sq_head(sq) ||
-	    rq->rnr_deadline != UROCE_NEVER)
+	    qp_timer_armed(qp, QP_TIMER_RNR))
 		return false;
 	/* The WQEs between tail and cur have been started, and cur is behind head. */
 	assert(sq->cur - sq_tail(sq) < sq_head(sq) - sq_tail(sq));
@@ -278,8 +278,8 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 	if (uroce_psn_lt(rq->psn_max, next))
 		rq->psn_max = next;
 	if (qp->type == UROCE_QPT_RC) {
-		if (rq->rto_deadline == UROCE_NEVER && qp->attr.timeout)
-			rq->rto_deadline = now + rto_ns(qp->attr.timeout);
+		if (!qp_timer_armed(qp, QP_TIMER_RTO) && qp->attr.timeout)
+			qp_timer_arm(qp, QP_TIMER_RTO, now + rto_ns(qp->attr.timeout));
 	} else {
 		/* UC and UD: a message is complete once sent (IBA 9.8). */
 		rq->una = rq->psn_max;
