@@ -590,7 +590,7 @@ static void seed_headers(void)
 	begin();
 	settle();
 	static const enum uroce_counter drops[] = {
-		UROCE_CNT_drop_cnp, UROCE_CNT_drop_qp0, UROCE_CNT_drop_gsi_qkey,
+		UROCE_CNT_rp_cnp_ignored, UROCE_CNT_drop_qp0, UROCE_CNT_drop_gsi_qkey,
 		UROCE_CNT_drop_bad_pkey, UROCE_CNT_drop_bad_tver, UROCE_CNT_drop_unknown_qp,
 		UROCE_CNT_drop_wrong_transport, UROCE_CNT_drop_bad_icrc, UROCE_CNT_drop_trunc,
 		UROCE_CNT_drop_udp_port, UROCE_CNT_drop_ip_header, UROCE_CNT_drop_not_local,

@@ -46,7 +46,6 @@
 	X(drop_qp_state, "drop: the QP cannot receive in its state")                            \
 	X(drop_wrong_src, "drop: RC/UC source IP differs from the QP's address vector")         \
 	X(drop_bad_qkey, "drop: UD Q_Key mismatch")                                             \
-	X(drop_cnp, "drop: CNP (congestion control is not implemented yet)")                    \
 	X(drop_out_of_seq, "drop: request after a gap already NAKed (silent until ePSN)")       \
 	X(drop_dup_no_resource, "drop: duplicate READ/atomic with no responder resource left")  \
 	X(drop_ghost_response, "drop: response or ACK for a PSN never sent or already done")    \
@@ -56,7 +55,11 @@
 	X(drop_uc_invalid, "drop: UC request failing validation (its message is discarded)")    \
 	X(drop_too_long, "drop: UD/UC message longer than the receive buffer or the MTU")       \
 	X(drop_qp_error, "drop: request after the responder detected an error")                 \
-	X(async_lost, "asynchronous events lost because the event queue was full")
+	X(async_lost, "asynchronous events lost because the event queue was full")             \
+	X(np_ecn_marked_roce_packets, "notification point: packets received marked CE (ECN 11)") \
+	X(np_cnp_sent, "notification point: CNPs sent")                                         \
+	X(rp_cnp_handled, "reaction point: CNPs received that cut the QP's rate")               \
+	X(rp_cnp_ignored, "reaction point: CNPs received for a QP without congestion control")
 
 enum uroce_counter {
 #define UROCE_COUNTER_ENUM(name, desc) UROCE_CNT_##name,

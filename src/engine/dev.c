@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "cc.h"
 #include "completer.h"
 #include "cq.h"
 #include "mcast.h"
@@ -109,6 +110,11 @@ int uroce_dev_new(const struct uroce_dev_cfg *cfg, struct uroce_dev **out)
 	if (!(dev = calloc(1, sizeof(*dev))))
 		return UROCE_ENOMEM;
 	dev->cfg = *cfg;
+	if (!cc_cfg_resolve(&dev->cfg.cc)) {
+		free(dev);
+		return UROCE_EINVAL;
+	}
+	dev->cc = cc_algo(dev->cfg.cc.algo);
 	if (!dev->cfg.port_mtu)
 		dev->cfg.port_mtu = UROCE_MTU_4096;
 	if (!dev->cfg.max_qp)
@@ -360,7 +366,7 @@ size_t uroce_dev_write(struct uroce_dev *dev, struct uroce_txbatch *tx, uint64_t
 		if (!dev->sched_head)
 			dev->sched_tail = NULL;
 		qp->scheduled = false;
-		if (resp_emit(qp, tx, now) || req_emit(qp, tx, now))
+		if (cc_np_emit(qp, tx, now) || resp_emit(qp, tx, now) || req_emit(qp, tx, now))
 			sched_add(qp);
 	}
 	return tx->n - n0;

@@ -234,6 +234,47 @@ enum uroce_event_type {
 
 /* ---- Structures ---- */
 
+/* Congestion control (docs/congestion.md): the algorithm each QP's requester runs as a
+ * reaction point, the notification point's CNPs, and their parameters. Zero values take the
+ * defaults documented beside them (cc.c says where each comes from). */
+#define UROCE_CC_ALGOS(X)                                                                     \
+	X(NONE, "none")   /* no rate control; packets not ECN-capable (CA17-14) */                \
+	X(DCQCN, "dcqcn") /* Zhu et al., SIGCOMM 2015, as its authors' simulator runs it */
+
+enum uroce_cc_algo {
+#define UROCE_CC_ENUM(name, str) UROCE_CC_##name,
+	UROCE_CC_ALGOS(UROCE_CC_ENUM)
+#undef UROCE_CC_ENUM
+	UROCE_CC_COUNT
+};
+
+struct uroce_cc_cfg {
+	enum uroce_cc_algo algo;
+	uint8_t ecn;               /* the ECN codepoint of sent packets under an algorithm:
+				    * 2 ECT(0) or 1 ECT(1); 0: ECT(0) */
+	bool np_off;               /* true: CE-marked packets get no CNP */
+	uint8_t cnp_dscp;          /* DSCP of CNPs; 0: 48 (ConnectX); 64 and up: 0 */
+	uint64_t min_time_between_cnps_ns; /* one CNP per QP per this; 0: 50 us (the paper) */
+	/* DCQCN's reaction point (mlx5's names in docs/congestion.md); rates in bits/s */
+	uint64_t line_rate;        /* the starting and highest rate; 0: 25 Gb/s (the port's EDR 1X) */
+	uint64_t min_rate;         /* 0: 1 Mb/s (rpg_min_rate) */
+	uint64_t ai_rate;          /* additive increase; 0: 40 Mb/s (the paper's R_AI) */
+	uint64_t hai_rate;         /* hyper increase; 0: 400 Mb/s */
+	uint32_t g_shift;          /* alpha's gain g = 2^-g_shift; 0: 8 (g = 1/256, the paper) */
+	uint64_t alpha_period_ns;  /* alpha decays once per this without CNPs; 0: 55 us */
+	uint64_t time_reset_ns;    /* the increase timer T; 0: 55 us (the paper) */
+	uint64_t byte_reset;       /* the byte counter B; 0: 10 MB (the paper) */
+	uint32_t threshold;        /* F, increase events of fast recovery; 0: 5 (the paper) */
+};
+
+/* Parses UROCE_CC's syntax into *out (from all zero, left untouched on error): the
+ * algorithm's name ("none", "dcqcn") and key=value items, keys the fields of struct
+ * uroce_cc_cfg without their _ns; rates take k, m, g (bits/s), times ns, us, ms, s (plain:
+ * ns), byte counts k, m, g (powers of 1000). Returns 0 or UROCE_EINVAL with a one-line explanation in msg. */
+int uroce_cc_parse(const char *spec, struct uroce_cc_cfg *out, char *msg, size_t msglen);
+/* "none", "dcqcn", ...; NULL past the last. */
+const char *uroce_cc_algo_name(int algo);
+
 /* A device: one RoCEv2 port. Zero limits take the defaults documented beside them. */
 struct uroce_dev_cfg {
 	struct uroce_io_addr gid[UROCE_MAX_GIDS]; /* RoCEv2 GIDs: the device's IP addresses */
@@ -253,6 +294,7 @@ struct uroce_dev_cfg {
 	 * address: each numbers its QPs in its own slot (docs/multiprocess.md). 0, 0: the
 	 * whole space above. It must hold max_qp numbers and first_qpn. */
 	uint32_t qpn_lo, qpn_hi;
+	struct uroce_cc_cfg cc;
 };
 
 struct uroce_dev_attr {
@@ -553,6 +595,9 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
  * (the kernel's uverbs refuses to destroy such a QP the same way). */
 int uroce_qp_destroy(struct uroce_qp *qp);
 uint32_t uroce_qp_num(const struct uroce_qp *qp);
+/* The rate congestion control lets the QP's requester send at, in bits/s (the line rate when
+ * unconstrained); UINT64_MAX without congestion control. */
+uint64_t uroce_qp_cc_rate(const struct uroce_qp *qp);
 /* A pointer for the caller's own object (the verbs layer's ibv_qp), e.g. for async events. */
 void uroce_qp_set_user(struct uroce_qp *qp, void *user);
 void *uroce_qp_user(const struct uroce_qp *qp);

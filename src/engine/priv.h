@@ -158,6 +158,35 @@ struct req_state {
 	struct timer rnr;          /* the end of an RNR wait (QP_TIMER_RNR) */
 };
 
+struct cc_ops;
+
+/* DCQCN's reaction point (dcqcn.c). */
+struct dcqcn {
+	uint64_t target;           /* R_T, bits/s */
+	uint32_t alpha;            /* the estimate of congestion, 1 << 20 being 1 */
+	uint32_t t_stage, b_stage; /* increase events since the last cut: the timer's, the bytes' */
+	uint64_t bytes;            /* sent since the byte counter's last event */
+};
+
+/* Congestion control (cc.h): the reaction point's rate and pacer, the notification point's
+ * CNP. */
+struct qp_cc {
+	const struct cc_ops *ops;  /* NULL: no rate control (QP1, or the algorithm "none") */
+	uint64_t rate;             /* bits/s the requester may send at; >= line rate: unpaced */
+	uint64_t next_send;        /* the pacer: when the next request packet may leave */
+	struct timer pace;         /* QP_TIMER_PACE: until next_send */
+	struct timer t0, t1;       /* QP_TIMER_CC0, CC1: the algorithm's */
+	bool cnp_due;              /* a CNP waits for the QP's turn */
+	bool cnp_sent;             /* one was sent, at last_cnp */
+	uint64_t last_cnp;
+	uint32_t cnp_qpn;          /* the CNP's destination QP: the sender of the marked packet */
+	uint16_t cnp_pkey;
+	struct uroce_ah_attr cnp_av; /* its address: the marked packet's source */
+	union {
+		struct dcqcn dcqcn;
+	} alg;
+};
+
 /* Where a WQE's inline data is: an ATOMIC WRITE's 8 bytes in the WQE itself, so that it
  * needs no max_inline_data (ibv_wr_atomic_write passes its value by address, to be copied
  * as a NIC's WQE holds it), the rest in the slot's buffer. */
@@ -242,6 +271,7 @@ struct uroce_qp {
 	struct uroce_mem mem;      /* where the rings' blocks came from (alloc NULL: calloc) */
 	struct req_state req;
 	struct resp_state resp;
+	struct qp_cc cc;
 	union uroce_counters cnt;
 	/* The ACK rule: every response the responder is asked to send (an ACK or NAK becoming
 	 * pending, a READ or atomic response) takes the next value of owed, and every completion
@@ -277,6 +307,7 @@ struct uroce_dev {
 	 * the engine empties whole: no ABA), linked by post_next. */
 	struct uroce_qp *_Atomic posted;
 	bool port_active;
+	const struct cc_ops *cc;   /* the QPs' congestion control algorithm, NULL: none */
 	struct timer_heap timers;  /* every armed timer of its QPs (common/timer.h) */
 	uint32_t ntimers;          /* the timers its QPs have: the heap has room for them all */
 	union uroce_counters cnt;
@@ -306,7 +337,7 @@ void sched_add(struct uroce_qp *qp);
 void sched_del(struct uroce_qp *qp);
 
 /* A QP's timers (qp.c's table says where each lives in the QP and what its firing does). */
-enum qp_timer { QP_TIMER_RTO, QP_TIMER_RNR, QP_TIMERS };
+enum qp_timer { QP_TIMER_RTO, QP_TIMER_RNR, QP_TIMER_PACE, QP_TIMER_CC0, QP_TIMER_CC1, QP_TIMERS };
 /* Arms (or moves) one of the QP's timers; stops it; whether it runs; when it is due
  * (UROCE_NEVER when stopped). */
 void qp_timer_arm(struct uroce_qp *qp, enum qp_timer k, uint64_t due);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cc.h"
 #include "common/error.h"
 #include "completer.h"
 #include "cq.h"
@@ -202,6 +203,9 @@ static const struct {
 } qp_timers[QP_TIMERS] = {
 	[QP_TIMER_RTO] = {offsetof(struct uroce_qp, req.rto), comp_timeout},
 	[QP_TIMER_RNR] = {offsetof(struct uroce_qp, req.rnr), rnr_wait_end},
+	[QP_TIMER_PACE] = {offsetof(struct uroce_qp, cc.pace), cc_pace_end},
+	[QP_TIMER_CC0] = {offsetof(struct uroce_qp, cc.t0), cc_timer0},
+	[QP_TIMER_CC1] = {offsetof(struct uroce_qp, cc.t1), cc_timer1},
 };
 
 static struct timer *timer_of(const struct uroce_qp *qp, enum qp_timer k)
@@ -282,6 +286,7 @@ static void qp_reset(struct uroce_qp *qp)
 	atomic_store_explicit(&qp->sq.tail, 0, memory_order_relaxed);
 	rq_clear(&qp->rq);
 	req_reset(qp, 0);
+	cc_qp_start(qp, 0);
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.wqe_sge = wqe_sge;
 	qp->resp.wqe.sge = wqe_sge;
@@ -512,6 +517,7 @@ int uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr,
 	qp->mtu = type_is_datagram(qp->type) ? dev->port_mtu : mtu_bytes(UROCE_MTU_256);
 	qp->sport = qp_sport(qp->qpn);
 	req_reset(qp, 0);
+	cc_qp_start(qp, 0);
 	if (gsi) {
 		qp->attr.qkey = UROCE_GSI_QKEY;
 		dev->gsi = qp;

@@ -4,6 +4,7 @@
  * counted under the drop_* counter that names the reason (design.md "Errors"). */
 #include <string.h>
 
+#include "cc.h"
 #include "completer.h"
 #include "mcast.h"
 #include "priv.h"
@@ -151,8 +152,6 @@ static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_
 	/* The default partition, full or limited membership (IBA 10.9.3). */
 	if ((pkt->bth.pkey & 0x7FFF) != 0x7FFF)
 		return UROCE_CNT_drop_bad_pkey;
-	if (uroce_opcode_transport(pkt->bth.opcode) == UROCE_TP_CNP)
-		return UROCE_CNT_drop_cnp;
 	/* Annex A17 CA17-33: RoCEv2 has no subnet management, so nothing goes to QP0. */
 	if (pkt->bth.destqp == 0)
 		return UROCE_CNT_drop_qp0;
@@ -179,6 +178,11 @@ static enum uroce_counter validate(struct uroce_dev *dev, const struct uroce_io_
 	if (!(qp = qp_lookup(dev, pkt->bth.destqp)))
 		return UROCE_CNT_drop_unknown_qp;
 	*qpp = qp;
+	/* A CNP (Annex A17.9.3) names the QP whose packets were marked, of any transport; a
+	 * connected QP takes it from its peer only, as everything else. */
+	if (uroce_opcode_transport(pkt->bth.opcode) == UROCE_TP_CNP)
+		return !type_is_datagram(qp->type) && !from_peer(qp, pkt) ? UROCE_CNT_drop_wrong_src
+									  : UROCE_NCOUNTERS;
 	if (!transport_matches(qp->type, pkt->bth.opcode))
 		return UROCE_CNT_drop_wrong_transport;
 	if (!qp_can_receive(qp))
@@ -238,5 +242,10 @@ void uroce_dev_recv(struct uroce_dev *dev, const struct uroce_io_pkt *io, uint64
 		return;
 	}
 	eng_count(dev, qp, UROCE_CNT_rcvd_pkts);
+	if (uroce_opcode_transport(pkt.bth.opcode) == UROCE_TP_CNP) {
+		cc_cnp_rcvd(qp, now);
+		return;
+	}
+	cc_np_marked(qp, &pkt, now);
 	qp_rx(qp, &pkt, now);
 }

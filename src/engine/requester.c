@@ -3,6 +3,7 @@
 
 #include <assert.h>
 
+#include "cc.h"
 #include "completer.h"
 #include "mr.h"
 #include "wr.h"
@@ -247,6 +248,9 @@ bool req_emit(struct uroce_qp *qp, struct uroce_txbatch *tx, uint64_t now)
 	/* RC window: at most max_unacked_pkts PSNs outstanding. */
 	if (qp->type == UROCE_QPT_RC &&
 	    (uint32_t)uroce_psn_diff(rq->psn, rq->una) >= qp->dev->cfg.max_unacked_pkts)
+		return false;
+	/* The reaction point's pacer: not before the QP's rate allows (its timer calls it back). */
+	if (!cc_may_send(qp, now))
 		return false;
 
 	uint32_t k = (uint32_t)uroce_psn_diff(rq->psn, w->first_psn);

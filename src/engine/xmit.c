@@ -4,6 +4,7 @@
 #include <assert.h>
 #include <string.h>
 
+#include "cc.h"
 #include "wire/build.h"
 
 void xmit(struct uroce_qp *qp, struct uroce_txbatch *tx, struct xmit_pkt *pkt, uint64_t now)
@@ -17,14 +18,17 @@ void xmit(struct uroce_qp *qp, struct uroce_txbatch *tx, struct xmit_pkt *pkt, u
 	assert(tx->n < tx->max);
 	struct uroce_rocev2_net net = {
 		.ipv6 = src->ipv6,
-		.tclass = av->traffic_class,
+		.tclass = pkt->opcode == UROCE_OP_CNP_CNP ? av->traffic_class
+							  : cc_tclass(qp, av->traffic_class),
 		.hop_limit = av->hop_limit ? av->hop_limit : 64,
 		.flowlabel = av->flow_label,
 		.sport = qp->sport,
 	};
 	/* P_Key: the default partition, full membership (rxe sends 0xFFFF only, facts.md
-	 * section 3). M is 0: no path migration. */
-	struct uroce_bth bth = {.opcode = pkt->opcode, .se = pkt->se, .pkey = 0xFFFF,
+	 * section 3), but in a CNP, which copies the marked packet's. M is 0: no path
+	 * migration. */
+	struct uroce_bth bth = {.opcode = pkt->opcode, .se = pkt->se,
+				.pkey = pkt->pkey ? pkt->pkey : 0xFFFF, .becn = pkt->becn,
 				.destqp = pkt->destqp, .ackreq = pkt->ackreq, .psn = pkt->psn};
 
 	memcpy(net.src, src->ip, 16);
@@ -44,4 +48,6 @@ void xmit(struct uroce_qp *qp, struct uroce_txbatch *tx, struct xmit_pkt *pkt, u
 	out->dst = av->dgid;
 	tx->n++;
 	eng_count(dev, qp, UROCE_CNT_sent_pkts);
+	if (uroce_opcode_info(pkt->opcode)->flags & UROCE_OPF_REQ)
+		cc_sent(qp, out->len, now);
 }

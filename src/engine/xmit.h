@@ -16,6 +16,8 @@ struct xmit_pkt {
 	uint8_t opcode;
 	uint32_t destqp, psn;
 	bool ackreq, se;
+	bool becn;                      /* a CNP's */
+	uint16_t pkey;                  /* 0: 0xFFFF, the default partition */
 	struct uroce_ext ext;
 	const uint8_t *payload;
 	uint32_t len;

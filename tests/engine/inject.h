@@ -29,6 +29,7 @@ struct inj_opts {
 	uint8_t max_dest_rd_atomic; /* as in h_qp_opts */
 	uint8_t timeout;           /* 0: 10 */
 	uint8_t retry_cnt, rnr_retry;
+	struct uroce_cc_cfg cc;    /* the device's congestion control */
 };
 
 struct inj {
@@ -57,6 +58,7 @@ static inline struct inj *inj_new(const struct inj_opts *o)
 	t->peer = h_addr(0, o->ipv6);
 	cfg.gid[0] = t->me;
 	cfg.port_mtu = o->mtu ? o->mtu : UROCE_MTU_256;
+	cfg.cc = o->cc;
 	assert_int_equal(uroce_dev_new(&cfg, &t->dev), 0);
 	assert_int_equal(uroce_pd_alloc(t->dev, &t->pd), 0);
 	assert_int_equal(uroce_cq_create(t->dev, 1024, &t->cq), 0);
@@ -97,6 +99,7 @@ struct inj_hdr {
 	bool ackreq;
 	uint8_t tver;
 	uint16_t pkey;               /* 0: 0xFFFF */
+	uint8_t tclass;              /* IP TOS / traffic class: DSCP << 2 | ECN */
 	uint32_t destqp;             /* 0: the QP */
 	const struct uroce_io_addr *src, *dst; /* NULL: the peer, the device */
 	struct uroce_ext ext;        /* ext.present is filled from the opcode */
@@ -109,7 +112,8 @@ static inline size_t inj_build(struct inj *t, const struct inj_hdr *h)
 {
 	const struct uroce_io_addr *src = h->src ? h->src : &t->peer;
 	const struct uroce_io_addr *dst = h->dst ? h->dst : &t->me;
-	struct uroce_rocev2_net net = {.ipv6 = src->ipv6, .hop_limit = 64, .sport = 0xC123};
+	struct uroce_rocev2_net net = {.ipv6 = src->ipv6, .hop_limit = 64, .sport = 0xC123,
+				       .tclass = h->tclass};
 	struct uroce_bth bth = {.opcode = h->opcode, .pkey = h->pkey ? h->pkey : 0xFFFF,
 				.destqp = h->destqp ? h->destqp : uroce_qp_num(t->qp),
 				.ackreq = h->ackreq, .psn = h->psn & 0xFFFFFF, .tver = h->tver};

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/* Congestion control in the engine (engine/cc.h, dcqcn.c), by clause of RoCEv2 Annex A17.9:
+ *  - the notification point (CA17-44): a packet marked CE (ECN 11) makes its QP send a CNP to
+ *    the packet's sender: opcode 0x81, BECN set, PSN 0, the marked packet's P_Key, 16 zero
+ *    reserved bytes, a good ICRC, DSCP 48 with ECT(0) as a ConnectX sends it; at most one per
+ *    QP per min_time_between_cnps; ECT without CE, or np_off, send none;
+ *  - ECN on send (CA17-5, 14): ECT(0) (or ECT(1)) on every packet of a QP under an algorithm,
+ *    Not-ECT without one;
+ *  - the reaction point (CA17-45, 46): DCQCN's cut on a CNP, its timer and byte counter
+ *    increases, alpha's decay, the rate never below R_min nor above the line rate, and the
+ *    pacer: request packets leave no faster than the rate (virtual time only);
+ *  - a CNP for a QP without an algorithm is counted and ignored; one from a stranger to a
+ *    connected QP dropped. */
+#include "inject.h"
+
+#include "engine/cc.h"
+
+#define LINE 25000000000ull
+
+static const struct uroce_cc_cfg dcqcn = {.algo = UROCE_CC_DCQCN};
+
+static uint8_t ecn_of(const struct uroce_pkt *p)
+{
+	return (uint8_t)((p->layers & UROCE_L_IPV6 ? p->ip6.tclass : p->ip4.tos) & 3);
+}
+
+static uint8_t dscp_of(const struct uroce_pkt *p)
+{
+	return (uint8_t)((p->layers & UROCE_L_IPV6 ? p->ip6.tclass : p->ip4.tos) >> 2);
+}
+
+/* An RC SEND Only at the expected PSN, with the IP traffic class given. */
+static void send_marked(struct inj *t, uint32_t psn, uint8_t tclass, uint16_t pkey)
+{
+	static const uint8_t data[16];
+	inj_send(t, &(struct inj_hdr){.opcode = UROCE_OP_RC_SEND_ONLY, .psn = psn, .ackreq = true,
+				      .tclass = tclass, .pkey = pkey, .payload = data,
+				      .len = sizeof(data)});
+}
+
+/* The CNP among the device's answers, or NULL. */
+static const struct uroce_pkt *cnp_out(struct inj *t)
+{
+	const struct uroce_pkt *cnp = NULL;
+	inj_out(t);
+	for (int i = 0; i < t->nout; i++)
+		if (t->o[i].bth.opcode == UROCE_OP_CNP_CNP) {
+			assert_null(cnp); /* one at most */
+			cnp = &t->o[i];
+		}
+	return cnp;
+}
+
+static void test_np_cnp(void **state)
+{
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct inj *t = inj_new(&(struct inj_opts){.ipv6 = v6});
+		struct h_buf b = inj_buf(t, 256, 1);
+		(void)state;
+		for (int i = 0; i < 8; i++)
+			h_post_recv(t->qp, (uint64_t)i, &b, 0, 256);
+		t->now = 1000000;
+		send_marked(t, 0, 0x03, 0x7FFF); /* CE, DSCP 0, limited membership */
+		const struct uroce_pkt *c = cnp_out(t);
+		assert_non_null(c);
+		assert_int_equal(c->bth.destqp, INJ_PEER_QPN); /* the marked packet's sender */
+		assert_true(c->bth.becn);
+		assert_false(c->bth.fecn);
+		assert_int_equal(c->bth.psn, 0);
+		assert_false(c->bth.se);
+		assert_false(c->bth.m);
+		assert_int_equal(c->bth.pkey, 0x7FFF);
+		assert_true(c->ext.present & UROCE_EH_CNPRSV);
+		for (int k = 0; k < UROCE_CNP_RSV_LEN; k++)
+			assert_int_equal(c->ext.cnp_rsv[k], 0);
+		assert_int_equal(c->payload_len, 0);
+		assert_int_equal(dscp_of(c), 48);
+		assert_int_equal(ecn_of(c), 2);
+		assert_int_equal(inj_qp_counter(t, UROCE_CNT_np_ecn_marked_roce_packets), 1);
+		assert_int_equal(inj_qp_counter(t, UROCE_CNT_np_cnp_sent), 1);
+
+		/* Within min_time_between_cnps (50 us): marked, no CNP; after it, one again. */
+		t->now += 49999;
+		send_marked(t, 1, 0x03, 0);
+		assert_null(cnp_out(t));
+		t->now += 1;
+		send_marked(t, 2, 0x03, 0);
+		assert_non_null(cnp_out(t));
+		/* ECT(0), ECT(1): not congestion */
+		t->now += 1000000;
+		send_marked(t, 3, 0x02, 0);
+		send_marked(t, 4, 0x01, 0);
+		assert_null(cnp_out(t));
+		assert_int_equal(inj_qp_counter(t, UROCE_CNT_np_ecn_marked_roce_packets), 3);
+		assert_int_equal(inj_qp_counter(t, UROCE_CNT_np_cnp_sent), 2);
+		h_buf_free(&b);
+		inj_free(t);
+	}
+}
+
+/* A UD QP answers the datagram's source QP (its DETH); np_off sends nothing. */
+static void test_np_ud_and_off(void **state)
+{
+	for (int off = 0; off < 2; off++) {
+		struct inj *t = inj_new(&(struct inj_opts){.type = UROCE_QPT_UD, .cc.np_off = off});
+		struct h_buf b = inj_buf(t, 512, 1);
+		static const uint8_t data[16];
+		(void)state;
+		h_post_recv(t->qp, 1, &b, 0, 512);
+		struct inj_hdr h = {.opcode = UROCE_OP_UD_SEND_ONLY, .tclass = 0x03, .payload = data,
+				    .len = sizeof(data)};
+		h.ext.deth.qkey = INJ_QKEY;
+		h.ext.deth.srcqp = INJ_PEER_QPN;
+		inj_send(t, &h);
+		const struct uroce_pkt *c = cnp_out(t);
+		if (off) {
+			assert_null(c);
+		} else {
+			assert_non_null(c);
+			assert_int_equal(c->bth.destqp, INJ_PEER_QPN);
+		}
+		assert_int_equal(inj_qp_counter(t, UROCE_CNT_np_ecn_marked_roce_packets), 1);
+		h_buf_free(&b);
+		inj_free(t);
+	}
+}
+
+/* ECT on every packet under an algorithm (ECT(1) when asked), none without. */
+static void test_ecn_on_send(void **state)
+{
+	const struct {
+		struct uroce_cc_cfg cc;
+		uint8_t ecn;
+	} cases[] = {{{0}, 0}, {dcqcn, 2}, {{.algo = UROCE_CC_DCQCN, .ecn = 1}, 1}};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct inj *t = inj_new(&(struct inj_opts){.cc = cases[i].cc});
+		struct h_buf b = inj_buf(t, 256, 1);
+		h_post_recv(t->qp, 1, &b, 0, 256);
+		h_post_send(t->qp, UROCE_WR_SEND, 1, &b, 0, 64, 0, 0, 0);
+		assert_int_equal(inj_out(t), 1);
+		assert_int_equal(ecn_of(&t->o[0]), cases[i].ecn);
+		send_marked(t, 0, 0, 0); /* the ACK too */
+		assert_int_equal(inj_out(t), 1);
+		assert_int_equal(ecn_of(&t->o[0]), cases[i].ecn);
+		h_buf_free(&b);
+		inj_free(t);
+	}
+}
+
+static void deliver_cnp(struct inj *t, const struct uroce_io_addr *src)
+{
+	inj_send(t, &(struct inj_hdr){.opcode = UROCE_OP_CNP_CNP, .src = src});
+}
+
+/* DCQCN's reaction point, against the formulas (dcqcn.c) with the default parameters. */
+static void test_rp_dcqcn(void **state)
+{
+	struct inj *t = inj_new(&(struct inj_opts){.cc = dcqcn});
+	(void)state;
+
+	assert_true(uroce_qp_cc_rate(t->qp) == LINE);
+	assert_true(uroce_dev_next_deadline(t->dev) == UROCE_NEVER); /* at line rate: no timer */
+	t->now = 1000000;
+	/* alpha starts at 1: the first cut halves (alpha stays 1: (1-g) 1 + g) */
+	deliver_cnp(t, NULL);
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_rp_cnp_handled), 1);
+	assert_true(uroce_qp_cc_rate(t->qp) == LINE / 2);
+	deliver_cnp(t, NULL);
+	assert_true(uroce_qp_cc_rate(t->qp) == LINE / 4);
+	const struct dcqcn *d = &t->qp->cc.alg.dcqcn;
+	assert_true(d->target == LINE / 2);
+	/* Timer T (55 us): fast recovery, R_C = (R_T + R_C) / 2; alpha's timer (55 us after
+	 * the last CNP) decays alpha by g = 1/256 at the same time. */
+	t->now += 55000;
+	uroce_dev_on_timer(t->dev, t->now);
+	assert_true(uroce_qp_cc_rate(t->qp) == (LINE / 2 + LINE / 4) / 2);
+	assert_int_equal(d->alpha, (1u << 20) - ((1u << 20) >> 8));
+	assert_int_equal(d->t_stage, 1);
+	/* Three more timer events in fast recovery (stages 2 to 4, below F = 5); the one that
+	 * brings the stage to F is additive increase (R_T += R_AI), as HPCC's model of the
+	 * firmware counts (the stage goes up, then is compared). */
+	for (int i = 0; i < 3; i++) {
+		t->now += 55000;
+		uroce_dev_on_timer(t->dev, t->now);
+	}
+	uint64_t rt = d->target, rc = uroce_qp_cc_rate(t->qp);
+	assert_true(rt == LINE / 2);
+	t->now += 55000;
+	uroce_dev_on_timer(t->dev, t->now);
+	assert_true(d->target == rt + 40000000);
+	assert_true(uroce_qp_cc_rate(t->qp) == (rt + 40000000 + rc) / 2);
+	/* Bytes: the byte counter's stage reaches F too (B = 10 MB): hyper increase, R_T +=
+	 * R_HAI (min stage - F + 1) once both stages are at F or above. */
+	rt = d->target;
+	rc = uroce_qp_cc_rate(t->qp);
+	t->qp->cc.alg.dcqcn.b_stage = 4;
+	t->qp->cc.alg.dcqcn.bytes = 10000000 - 100;
+	cc_sent(t->qp, 100, t->now); /* the byte counter's 5th event */
+	uint32_t lo = d->t_stage < 5 ? d->t_stage : 5;
+	assert_true(d->target == rt + 400000000ull * (lo - 5 + 1));
+	assert_true(uroce_qp_cc_rate(t->qp) == (d->target + rc) / 2);
+	/* Never below R_min: many CNPs */
+	for (int i = 0; i < 64; i++)
+		deliver_cnp(t, NULL);
+	assert_true(uroce_qp_cc_rate(t->qp) == 1000000);
+	/* Back to the line rate in time (hyper increase), and then the timers stop: an
+	 * uncongested QP costs no timer. */
+	for (int i = 0; i < 100000 && uroce_dev_next_deadline(t->dev) != UROCE_NEVER; i++) {
+		t->now = uroce_dev_next_deadline(t->dev);
+		uroce_dev_on_timer(t->dev, t->now);
+		assert_true(uroce_qp_cc_rate(t->qp) <= LINE);
+	}
+	assert_true(uroce_qp_cc_rate(t->qp) == LINE);
+	assert_true(uroce_dev_next_deadline(t->dev) == UROCE_NEVER);
+	inj_free(t);
+}
+
+/* The pacer: under a cut rate, request packets leave one per (bytes x 8 / rate) of virtual
+ * time, the deadline says when the next may; at line rate they leave back to back. */
+static void test_pacer(void **state)
+{
+	struct inj *t = inj_new(&(struct inj_opts){.cc = dcqcn, .mtu = UROCE_MTU_1024});
+	struct h_buf b = inj_buf(t, 8192, 1);
+	(void)state;
+
+	h_post_send(t->qp, UROCE_WR_RDMA_WRITE, 1, &b, 0, 4096, 0x1000, 0x101, 0);
+	assert_int_equal(inj_out(t), 4); /* line rate: unpaced */
+	for (int i = 0; i < 3; i++)
+		deliver_cnp(t, NULL); /* 25 G / 8 */
+	uint64_t rate = uroce_qp_cc_rate(t->qp);
+	assert_true(rate == LINE / 8);
+	h_post_send(t->qp, UROCE_WR_RDMA_WRITE, 2, &b, 0, 4096, 0x1000, 0x101, 0);
+	uint64_t start = t->now;
+	for (int k = 0; k < 4; k++) {
+		assert_int_equal(inj_out(t), 1);
+		uint32_t len = t->o[0].ip4.total_len;
+		uint64_t gap = (uint64_t)len * 8000000000ull / rate;
+		assert_int_equal(inj_out(t), 0); /* not before its time */
+		if (k < 3) {
+			/* the pace timer, or the CC timers if earlier: the next send is due at
+			 * the packet's time */
+			assert_true(t->qp->cc.next_send == t->now + gap);
+			t->now += gap - 1;
+			uroce_dev_on_timer(t->dev, t->now);
+			assert_int_equal(inj_out(t), 0);
+			t->now += 1;
+			uroce_dev_on_timer(t->dev, t->now);
+		}
+	}
+	assert_true(t->now > start);
+	h_buf_free(&b);
+	inj_free(t);
+}
+
+/* A CNP for a QP without an algorithm is counted and ignored; a stranger's to a connected
+ * QP dropped; to an unknown QP, dropped as such. */
+static void test_cnp_checks(void **state)
+{
+	struct inj *t = inj_new(&(struct inj_opts){0});
+	struct inj *c = inj_new(&(struct inj_opts){.cc = dcqcn});
+	struct uroce_io_addr stranger = h_addr(7, false);
+	(void)state;
+
+	deliver_cnp(t, NULL);
+	assert_int_equal(inj_qp_counter(t, UROCE_CNT_rp_cnp_ignored), 1);
+	assert_true(uroce_qp_cc_rate(t->qp) == UINT64_MAX);
+	deliver_cnp(c, &stranger);
+	assert_int_equal(inj_qp_counter(c, UROCE_CNT_drop_wrong_src), 1);
+	assert_true(uroce_qp_cc_rate(c->qp) == LINE);
+	uint64_t unknown = h_counter(c->dev, UROCE_CNT_drop_unknown_qp);
+	inj_send(c, &(struct inj_hdr){.opcode = UROCE_OP_CNP_CNP, .destqp = 0x4321});
+	assert_int_equal(h_counter(c->dev, UROCE_CNT_drop_unknown_qp), unknown + 1);
+	inj_free(t);
+	inj_free(c);
+}
+
+/* Parameters out of range are refused. */
+static void test_cfg_checked(void **state)
+{
+	const struct uroce_cc_cfg bad[] = {
+		{.algo = UROCE_CC_COUNT}, {.ecn = 3}, {.cnp_dscp = 64}, {.g_shift = 17},
+		{.line_rate = 1000, .min_rate = 2000},
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct uroce_dev_cfg cfg = {.ngids = 1, .gid = {h_addr(0, false)}, .cc = bad[i]};
+		struct uroce_dev *dev;
+		assert_int_equal(uroce_dev_new(&cfg, &dev), UROCE_EINVAL);
+	}
+}
+
+/* UROCE_CC's syntax: the algorithm, key=value items with units; errors named. */
+static void test_parse(void **state)
+{
+	struct uroce_cc_cfg c;
+	char msg[256];
+	(void)state;
+
+	assert_int_equal(uroce_cc_parse(" dcqcn , line_rate=10g,min_rate=5M, time_reset=55us,"
+					"byte_reset=10m,alpha_period=1ms,np_off=1,cnp_dscp=26,,g_shift=4,"
+					"min_time_between_cnps=4000",
+					&c, msg, sizeof(msg)),
+			 0);
+	assert_int_equal(c.algo, UROCE_CC_DCQCN);
+	assert_true(c.line_rate == 10000000000ull && c.min_rate == 5000000);
+	assert_true(c.time_reset_ns == 55000 && c.alpha_period_ns == 1000000);
+	assert_true(c.byte_reset == 10000000 && c.np_off && c.cnp_dscp == 26 && c.g_shift == 4);
+	assert_true(c.min_time_between_cnps_ns == 4000);
+	assert_int_equal(uroce_cc_parse("none", &c, msg, sizeof(msg)), 0);
+	assert_int_equal(c.algo, UROCE_CC_NONE);
+	static const char *const bad[] = {"timely", "line_rate=10x", "time_reset=5g",
+					  "cnp_dscp=64", "wat=1", "line_rate=", "g_shift=-1"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		c.algo = UROCE_CC_DCQCN;
+		assert_int_equal(uroce_cc_parse(bad[i], &c, msg, sizeof(msg)), UROCE_EINVAL);
+		assert_int_equal(c.algo, UROCE_CC_DCQCN); /* untouched */
+		assert_non_null(strstr(msg, bad[i]));   /* the item named */
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_np_cnp),       cmocka_unit_test(test_np_ud_and_off),
+		cmocka_unit_test(test_ecn_on_send),  cmocka_unit_test(test_rp_dcqcn),
+		cmocka_unit_test(test_pacer),        cmocka_unit_test(test_cnp_checks),
+		cmocka_unit_test(test_cfg_checked),  cmocka_unit_test(test_parse),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
