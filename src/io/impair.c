@@ -75,6 +75,7 @@ static const struct impair_key impair_keys[] = {
 	KEY("corrupt_any", KEY_FLAG, corrupt_any),
 	KEY("delay_us", KEY_USEC, delay_ns),
 	KEY("jitter_us", KEY_USEC, jitter_ns),
+	KEY("ce", KEY_PROB, ce),
 	KEY("seed", KEY_SEED, seed),
 };
 #undef KEY
@@ -387,6 +388,7 @@ int uroce_impair_init(struct uroce_impair *im, const struct uroce_impair_cfg *cf
 	im->dup53 = prob53(cfg->dup);
 	im->reorder53 = prob53(cfg->reorder);
 	im->corrupt53 = prob53(cfg->corrupt);
+	im->ce53 = prob53(cfg->ce);
 	return 0;
 }
 
@@ -597,6 +599,30 @@ uint64_t uroce_impair_hold_next_due(const struct uroce_impair_hold *h)
 	return h->n ? h->heap[0].due : UINT64_MAX;
 }
 
+/* CE on an ECN-capable packet, with probability ce (the IP header starts the datagram). */
+static bool mark_ce(struct uroce_impair *im, struct uroce_io_pkt *p)
+{
+	uint8_t *d = p->data;
+	bool v6 = p->len >= 40 && d[0] >> 4 == 6;
+
+	if (!im->ce53 || (!v6 && (p->len < 20 || d[0] >> 4 != 4)))
+		return false;
+	uint8_t ecn = v6 ? (uint8_t)(d[1] >> 4 & 3) : (uint8_t)(d[1] & 3);
+	if (ecn == 0 || ecn == 3 || !chance(im, UROCE_IMPAIR_S_CE, im->ce53))
+		return false;
+	if (v6) {
+		d[1] |= 0x30;
+	} else {
+		d[1] |= 3;
+		d[10] = d[11] = 0;
+		uint16_t sum = uroce_ipv4_checksum(d, (size_t)(d[0] & 0xF) * 4);
+		d[10] = (uint8_t)(sum >> 8);
+		d[11] = (uint8_t)sum;
+	}
+	p->tos |= 3;
+	return true;
+}
+
 bool uroce_impair_receive(struct uroce_impair *im, struct uroce_impair_hold *h,
 			  struct uroce_io_pkt *p, uint64_t now, struct uroce_impair_tally *t)
 {
@@ -610,6 +636,7 @@ bool uroce_impair_receive(struct uroce_impair *im, struct uroce_impair_hold *h,
 	t->impair_corrupted += v.corrupt_bits != 0;
 	if (v.corrupt_bits) /* after any check the backend made: the engine must find it */
 		p->flags &= ~(uint32_t)UROCE_IO_PKT_ICRC_OK;
+	t->impair_ce_marked += mark_ce(im, p);
 	t->impair_reordered += v.reordered;
 	t->impair_duplicated += v.dup;
 	if (v.delay_ns) {

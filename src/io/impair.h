@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Seeded packet impairments: loss, burst loss, duplication, reordering, corruption, delay and
- * jitter. The simulated fabric applies them on its links and a socket backend can apply them
+ * jitter, and (on receive) ECN CE marks. The simulated fabric applies them on its links and a socket backend can apply them
  * to the packets it receives (UROCE_IMPAIR). Pure: no clock, no allocation, no rand(); the
  * decisions are a function of the seed and of the sequence of packets only, the same on every
  * platform. docs/sim.md defines each impairment. */
@@ -36,6 +36,8 @@ struct uroce_impair_cfg {
 				    * bytes the ICRC covers and does not mask) */
 	uint64_t delay_ns;         /* fixed extra delay of every packet */
 	uint64_t jitter_ns;        /* plus a uniform extra delay in [0, jitter_ns] */
+	double ce;                 /* on receive: an ECN-capable packet (ECT(0), ECT(1)) is
+				    * marked CE, as a congested switch would (uroce_impair_receive) */
 	uint64_t seed;
 };
 
@@ -62,6 +64,7 @@ enum uroce_impair_stream {
 	UROCE_IMPAIR_S_BITS,    /* which bits corruption flips: apart, since only kept packets
 				 * draw them */
 	UROCE_IMPAIR_S_JITTER,
+	UROCE_IMPAIR_S_CE,      /* last: the others keep the seeds they had before it */
 	UROCE_IMPAIR_NSTREAMS
 };
 
@@ -69,7 +72,7 @@ enum uroce_impair_stream {
 struct uroce_impair {
 	struct uroce_impair_cfg cfg;
 	uint64_t rng[UROCE_IMPAIR_NSTREAMS][4]; /* xoshiro256** */
-	uint64_t loss53, burst_p53, burst_r53, burst_h53, dup53, reorder53, corrupt53;
+	uint64_t loss53, burst_p53, burst_r53, burst_h53, dup53, reorder53, corrupt53, ce53;
 	bool bad;                               /* Gilbert-Elliott state */
 };
 
@@ -141,6 +144,7 @@ uint64_t uroce_impair_hold_next_due(const struct uroce_impair_hold *h);
 	X(impair_reordered, "packets held back by the reorder delay")                         \
 	X(impair_delayed, "packets held back by any delay (delay, jitter, reorder)")          \
 	X(impair_corrupted, "packets with flipped bits")                                      \
+	X(impair_ce_marked, "ECN-capable packets marked CE")                                  \
 	X(hold_full, "dropped: the hold queue was full, or the packet longer than a place")
 
 /* What one uroce_impair_receive call did. */
@@ -158,6 +162,7 @@ struct uroce_impair_tally {
 		(c)->impair_reordered += (t).impair_reordered;                                \
 		(c)->impair_delayed += (t).impair_delayed;                                    \
 		(c)->impair_corrupted += (t).impair_corrupted;                                \
+		(c)->impair_ce_marked += (t).impair_ce_marked;                                \
 		(c)->hold_full += (t).hold_full;                                              \
 	} while (0)
 
@@ -166,7 +171,9 @@ struct uroce_impair_tally {
  * A lost packet is not; a delayed one goes into the hold queue, with its duplicate if it has
  * one, due after the delay; the duplicate of a packet delivered now waits in the hold queue,
  * due now, so that it follows the original. Bits flipped by corruption clear
- * UROCE_IO_PKT_ICRC_OK: the engine must find the damage. Counts into *t. */
+ * UROCE_IO_PKT_ICRC_OK: the engine must find the damage. A kept ECN-capable packet is marked
+ * CE with probability ce (its IP header, with the IPv4 checksum, and p->tos: the ICRC masks
+ * the field). Counts into *t. */
 bool uroce_impair_receive(struct uroce_impair *im, struct uroce_impair_hold *h,
 			  struct uroce_io_pkt *p, uint64_t now, struct uroce_impair_tally *t);
 
