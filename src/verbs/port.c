@@ -78,6 +78,13 @@ static int port_create(struct uv_device *dev, struct uv_port **out)
 	p->spin_us = env_u32("UROCE_SPIN_US", UV_SPIN_US_DEFAULT);
 
 	memset(&cfg, 0, sizeof(cfg));
+	/* Congestion control (docs/congestion.md): the algorithm and its parameters */
+	const char *cc = getenv("UROCE_CC");
+	if (cc && *cc && uroce_cc_parse(cc, &cfg.cc, msg, sizeof(msg))) {
+		fprintf(stderr, "uroce: UROCE_CC: %s\n", msg);
+		free(p);
+		return EINVAL;
+	}
 	for (i = 0; i < dev->ngids; i++)
 		cfg.gid[i] = dev->gid[i].addr;
 	cfg.ngids = (uint32_t)dev->ngids;
@@ -99,6 +106,8 @@ static int port_create(struct uv_device *dev, struct uv_port **out)
 		cfg.first_qpn = cfg.qpn_lo + r % 0x10000;
 	}
 	if ((err = uroce_dev_new(&cfg, &p->eng))) {
+		if (err == UROCE_EINVAL && cc && *cc)
+			fprintf(stderr, "uroce: UROCE_CC: min_rate above line_rate\n");
 		uroce_share_close(p->share);
 		free(p);
 		return uv_errno(err);
