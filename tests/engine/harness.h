@@ -57,12 +57,13 @@ static inline struct uroce_io_addr h_addr(int i, bool ipv6)
 	return a;
 }
 
-/* n nodes, every pair joined both ways by a link with cfg (NULL: ideal, 1 us). */
 /* n engines, fully meshed: the link from node i to node j uses `up` when i < j and `down`
- * when i > j (NULL: 1 us latency, no impairment), so a test can impair one direction. */
-static inline struct h_net *h_net_new_dir(uint64_t seed, int n, bool ipv6,
-					  const struct uroce_sim_link_cfg *up,
-					  const struct uroce_sim_link_cfg *down)
+ * when i > j (NULL: 1 us latency, no impairment), so a test can impair one direction; node
+ * i's congestion control is cc[i] (cc NULL: none). */
+static inline struct h_net *h_net_new_cc(uint64_t seed, int n, bool ipv6,
+					 const struct uroce_sim_link_cfg *up,
+					 const struct uroce_sim_link_cfg *down,
+					 const struct uroce_cc_cfg *cc)
 {
 	struct uroce_sim_cfg scfg = {.pool_pkts = 8192, .max_pkt = UROCE_MAX_DATAGRAM};
 	struct uroce_sim_link_cfg ideal = {.latency_ns = 1000};
@@ -77,6 +78,8 @@ static inline struct h_net *h_net_new_dir(uint64_t seed, int n, bool ipv6,
 	for (int i = 0; i < n; i++) {
 		struct h_node *nd = &net->node[i];
 		struct uroce_dev_cfg dcfg = {.ngids = 1};
+		if (cc)
+			dcfg.cc = cc[i];
 		nd->addr = h_addr(i, ipv6);
 		dcfg.gid[0] = nd->addr;
 		assert_int_equal(uroce_sim_add_endpoint(net->sim, &nd->addr, 4096), i);
@@ -92,6 +95,13 @@ static inline struct h_net *h_net_new_dir(uint64_t seed, int n, bool ipv6,
 				assert_true(uroce_sim_connect(net->sim, i, j, cfg ? cfg : &ideal) >= 0);
 		}
 	return net;
+}
+
+static inline struct h_net *h_net_new_dir(uint64_t seed, int n, bool ipv6,
+					  const struct uroce_sim_link_cfg *up,
+					  const struct uroce_sim_link_cfg *down)
+{
+	return h_net_new_cc(seed, n, ipv6, up, down, NULL);
 }
 
 /* The same with one link configuration in both directions. */

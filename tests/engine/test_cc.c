@@ -276,6 +276,69 @@ static void test_cnp_checks(void **state)
 	inj_free(c);
 }
 
+/* The loop closed on the simulated fabric: node 0 writes 8 MB to node 1 through a 10 Gb/s
+ * link whose queue (150 KB) marks ECN-capable packets CE above 40 KB and drops past its
+ * end. Without congestion control the sender's window overflows the queue, and go-back-N
+ * resends; under DCQCN the receiver's CNPs cut the sender's rate, far fewer packets are
+ * dropped and resent. Both runs deliver every byte. Returns the link's drops. */
+static uint64_t bottleneck(enum uroce_cc_algo algo, uint64_t *resent, uint64_t *cnps)
+{
+	struct uroce_sim_link_cfg fwd = {.latency_ns = 2000, .bandwidth_bps = 10000000000ull,
+					 .queue_bytes = 150000, .ce_threshold = 40000};
+	struct uroce_sim_link_cfg back = {.latency_ns = 2000, .bandwidth_bps = 10000000000ull};
+	struct uroce_cc_cfg cc[2] = {{.algo = algo}, {.algo = algo}};
+	struct h_net *net = h_net_new_cc(7, 2, false, &fwd, &back, cc);
+	struct h_qp_opts o = {.type = UROCE_QPT_RC, .mtu = UROCE_MTU_4096, .timeout = 8,
+			      .retry_cnt = 7, .rnr_retry = 7};
+	struct uroce_qp *qp[2];
+	enum { MSGS = 128, LEN = 65536 };
+
+	h_qp_pair(net, 0, 1, &o, qp);
+	struct h_buf src = h_buf_new(net, 0, LEN, H_ALL_ACCESS, 3);
+	struct h_buf dst = h_buf_new(net, 1, (size_t)MSGS * LEN, H_ALL_ACCESS, 0);
+	for (int m = 0; m < MSGS; m++)
+		h_post_send(qp[0], UROCE_WR_RDMA_WRITE, (uint64_t)m, &src, 0, LEN,
+			    h_va(&dst, (size_t)m * LEN), uroce_mr_rkey(dst.mr), 0);
+	h_run(net, 10000000000ull);
+	struct uroce_wc wc[MSGS];
+	assert_int_equal(uroce_cq_poll(net->node[0].cq, wc, MSGS), MSGS);
+	for (int m = 0; m < MSGS; m++)
+		h_expect_wc(&wc[m], (uint64_t)m, UROCE_WC_SUCCESS, UROCE_WC_RDMA_WRITE);
+	for (int m = 0; m < MSGS; m++)
+		assert_memory_equal(dst.p + (size_t)m * LEN, src.p, LEN);
+	const union uroce_sim_counters *l = uroce_sim_link_counters(net->sim, 0);
+	uint64_t drops = l->drop_queue;
+	*resent = uroce_qp_counters(qp[0])->retransmitted_pkts;
+	*cnps = uroce_qp_counters(qp[1])->np_cnp_sent;
+	if (algo == UROCE_CC_DCQCN) {
+		assert_true(l->ce_marked > 0);
+		assert_int_equal(uroce_qp_counters(qp[0])->rp_cnp_handled, *cnps);
+	} else {
+		assert_int_equal(l->ce_marked, 0); /* nothing was ECN-capable */
+	}
+	printf("  %s: %" PRIu64 " dropped at the queue, %" PRIu64 " resent, %" PRIu64
+	       " CE marks, %" PRIu64 " CNPs\n",
+	       uroce_cc_algo_name(algo), drops, *resent, l->ce_marked, *cnps);
+	h_buf_free(&src);
+	h_buf_free(&dst);
+	h_net_free(net);
+	return drops;
+}
+
+static void test_bottleneck(void **state)
+{
+	uint64_t resent_none, resent_dcqcn, cnps_none, cnps_dcqcn;
+	(void)state;
+
+	uint64_t drops_none = bottleneck(UROCE_CC_NONE, &resent_none, &cnps_none);
+	uint64_t drops_dcqcn = bottleneck(UROCE_CC_DCQCN, &resent_dcqcn, &cnps_dcqcn);
+	assert_true(drops_none > 0 && resent_none > 0);
+	assert_int_equal(cnps_none, 0);
+	assert_true(cnps_dcqcn > 0);
+	assert_true(drops_dcqcn * 4 <= drops_none);
+	assert_true(resent_dcqcn * 4 <= resent_none);
+}
+
 /* Parameters out of range are refused. */
 static void test_cfg_checked(void **state)
 {
@@ -328,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_ecn_on_send),  cmocka_unit_test(test_rp_dcqcn),
 		cmocka_unit_test(test_pacer),        cmocka_unit_test(test_cnp_checks),
 		cmocka_unit_test(test_cfg_checked),  cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_bottleneck),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
