@@ -7,8 +7,9 @@
  * for invalidation, one the peer may only read. Receives are posted and SEND, WRITE, READ,
  * atomics, SEND_WITH_INV and LOCAL_INV outstanding from the start, so that the responder, the
  * completer, the SRQ and the UC/UD/GSI receive paths all hold state to get wrong. A and B
- * differ: A has a 1024-byte port MTU, a 16-packet window and AckReq every 4 packets, B the
- * defaults (4096, 128, 64). Each step is an op byte (low four bits the op, modulo 12; bit 4
+ * differ: A has a 1024-byte port MTU, a 16-packet window, AckReq every 4 packets and DCQCN
+ * with short timers (its packets ECN-capable, its requests paced after a CNP), B the
+ * defaults (4096, 128, 64, no congestion control). Each step is an op byte (low four bits the op, modulo 12; bit 4
  * the engine; bits 5-7 flags) and its operands:
  *
  *   0 inject   u16 length, [u8 io flags], bytes. Bit 6 clear: a whole datagram from the IP
@@ -20,7 +21,8 @@
  *              multicast group, which each engine's UD QP is attached to (fuzz_engine_group).
  *   1 mutate   u8 edits, then (u16 offset, u8 xor) per edit, u8 bytes to cut: the next
  *              packet the other engine sent, changed and delivered; bit 5 fixes it up after.
- *   2 deliver  u8 count: the next packets in flight, in order
+ *   2 deliver  u8 count: the next packets in flight, in order; bit 7 marks them CE (ECN
+ *              11), as a congested switch would, so that CNPs flow (A runs DCQCN)
  *   3 drop     the next packet in flight
  *   4 dup      the next packet in flight, delivered and kept
  *   5 time     u8 k: virtual time moves 2^k us (k mod 24) and the timers run
@@ -274,6 +276,12 @@ static void node_new(int i)
 		cfg.max_mr = 6;
 		cfg.max_unacked_pkts = 16;
 		cfg.ack_req_interval = 4;
+		/* DCQCN, its timers short, so that CNPs (for the CE marks a script sets), the
+		 * pacer and the rate's recovery all happen within a script */
+		cfg.cc = (struct uroce_cc_cfg){.algo = UROCE_CC_DCQCN, .line_rate = 100000000,
+					       .min_rate = 1000000, .time_reset_ns = 5000,
+					       .alpha_period_ns = 5000, .byte_reset = 20000,
+					       .min_time_between_cnps_ns = 2000};
 	}
 	memset(n, 0, offsetof(struct node, box));
 	n->head = n->count = 0;
@@ -1231,6 +1239,10 @@ static void step(struct reader *r)
 			const uint8_t *p = box_peek(n, 0, &len);
 			memcpy(g_pkt, p, len);
 			box_pop(n);
+			if (op & F_X && len >= 20) {
+				g_pkt[1] |= g_pkt[0] >> 4 == 6 ? 0x30 : 0x03;
+				fixup(g_pkt, len);
+			}
 			deliver(peer_of(n), g_pkt, len);
 		}
 		break;
