@@ -141,7 +141,8 @@ void cc_np_marked(struct uroce_qp *qp, const struct uroce_pkt *pkt, uint64_t now
 	if ((tclass & ECN_MASK) != ECN_CE)
 		return;
 	eng_count(qp->dev, qp, UROCE_CNT_np_ecn_marked_roce_packets);
-	if (cfg->np_off || cc->cnp_due ||
+	/* QP1's MADs get none: a CNP to QP1 carries no GSI Q_Key, and its receiver drops it */
+	if (cfg->np_off || qp->type == UROCE_QPT_GSI || cc->cnp_due ||
 	    (cc->cnp_sent && now - cc->last_cnp < cfg->min_time_between_cnps_ns))
 		return;
 	const uint8_t *src = v6 ? pkt->ip6.src : pkt->ip4.src;
