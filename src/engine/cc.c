@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "common/error.h"
 #include "wire/ip.h"
 #include "xmit.h"
 
@@ -57,6 +58,7 @@ void cc_qp_start(struct uroce_qp *qp, uint64_t now)
 	qp_timer_stop(qp, QP_TIMER_CC1);
 	cc->ops = qp->type == UROCE_QPT_GSI ? NULL : qp->dev->cc;
 	cc->rate = qp->dev->cfg.cc.line_rate;
+	cc->limit = 0;
 	cc->next_send = 0;
 	cc->cnp_due = cc->cnp_sent = false;
 	memset(&cc->alg, 0, sizeof(cc->alg));
@@ -74,13 +76,32 @@ uint64_t uroce_qp_cc_rate(const struct uroce_qp *qp)
 	return qp->cc.ops ? qp->cc.rate : UINT64_MAX;
 }
 
+int uroce_qp_set_rate_limit(struct uroce_qp *qp, uint64_t bps)
+{
+	if (qp->type == UROCE_QPT_GSI)
+		return UROCE_EINVAL;
+	qp->cc.limit = bps;
+	sched_add(qp); /* a QP waiting for its pace timer may go sooner now */
+	return 0;
+}
+
 /* ---- the pacer ---- */
+
+/* The rate the pacer holds the requester to: the algorithm's below the line rate, the
+ * application's limit, the lower of the two; UINT64_MAX: unpaced. */
+static uint64_t pace_rate(const struct uroce_qp *qp)
+{
+	const struct qp_cc *cc = &qp->cc;
+	uint64_t r = cc->ops && cc->rate < qp->dev->cfg.cc.line_rate ? cc->rate : UINT64_MAX;
+
+	return cc->limit && cc->limit < r ? cc->limit : r;
+}
 
 bool cc_may_send(struct uroce_qp *qp, uint64_t now)
 {
 	const struct qp_cc *cc = &qp->cc;
 
-	if (!cc->ops || cc->rate >= qp->dev->cfg.cc.line_rate || now >= cc->next_send)
+	if (now >= cc->next_send || pace_rate(qp) == UINT64_MAX)
 		return true;
 	qp_timer_arm(qp, QP_TIMER_PACE, cc->next_send);
 	return false;
@@ -95,17 +116,17 @@ void cc_pace_end(struct uroce_qp *qp, uint64_t now)
 void cc_sent(struct uroce_qp *qp, uint32_t bytes, uint64_t now)
 {
 	struct qp_cc *cc = &qp->cc;
+	uint64_t rate = pace_rate(qp);
 
-	if (!cc->ops)
-		return;
 	/* The packet's time on a link of the QP's rate, from when it left (or from when the
 	 * previous one's time ended, for a QP sending back to back). A QP that was idle does not
 	 * bank the time: no burst after a pause. */
-	if (cc->rate < qp->dev->cfg.cc.line_rate) {
+	if (rate != UINT64_MAX) {
 		uint64_t start = cc->next_send > now ? cc->next_send : now;
-		cc->next_send = start + (uint64_t)bytes * 8000000000ull / cc->rate;
+		cc->next_send = start + (uint64_t)bytes * 8000000000ull / rate;
 	}
-	cc->ops->on_sent(qp, bytes, now);
+	if (cc->ops)
+		cc->ops->on_sent(qp, bytes, now);
 }
 
 void cc_timer0(struct uroce_qp *qp, uint64_t now)

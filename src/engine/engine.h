@@ -598,6 +598,10 @@ uint32_t uroce_qp_num(const struct uroce_qp *qp);
 /* The rate congestion control lets the QP's requester send at, in bits/s (the line rate when
  * unconstrained); UINT64_MAX without congestion control. */
 uint64_t uroce_qp_cc_rate(const struct uroce_qp *qp);
+/* A fixed rate the QP's requests are paced to (ibv_modify_qp_rate_limit), in bits/s, under
+ * congestion control's rate when there is one; 0 removes it. UROCE_EINVAL for QP1. A reset
+ * of the QP removes it too. */
+int uroce_qp_set_rate_limit(struct uroce_qp *qp, uint64_t bps);
 /* A pointer for the caller's own object (the verbs layer's ibv_qp), e.g. for async events. */
 void uroce_qp_set_user(struct uroce_qp *qp, void *user);
 void *uroce_qp_user(const struct uroce_qp *qp);

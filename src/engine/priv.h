@@ -172,7 +172,9 @@ struct dcqcn {
  * CNP. */
 struct qp_cc {
 	const struct cc_ops *ops;  /* NULL: no rate control (QP1, or the algorithm "none") */
-	uint64_t rate;             /* bits/s the requester may send at; >= line rate: unpaced */
+	uint64_t rate;             /* bits/s the algorithm lets the requester send at; >= line
+				    * rate: unpaced */
+	uint64_t limit;            /* bits/s the application set (uroce_qp_set_rate_limit), 0: none */
 	uint64_t next_send;        /* the pacer: when the next request packet may leave */
 	struct timer pace;         /* QP_TIMER_PACE: until next_send */
 	struct timer t0, t1;       /* QP_TIMER_CC0, CC1: the algorithm's */

@@ -250,6 +250,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	c->vctx.query_port = query_port_full;
 	c->vctx.query_device_ex = query_device_ex;
 	c->vctx.create_qp_ex = uv_create_qp_ex;
+	c->vctx.modify_qp_rate_limit = uv_modify_qp_rate_limit;
 	c->vctx.alloc_parent_domain = uv_alloc_parent_domain;
 
 	pthread_mutex_lock(&c->port->lock);
@@ -347,9 +348,10 @@ int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 #define UV_DEVICE_ATOMIC_WRITE (1ULL << 40)
 
 /* The extended attributes say what the basic ones say (device_cap_flags_ex holds the same
- * flags and ATOMIC WRITE, phys_port_cnt_ex the same port count); everything else is a
- * capability uroce does not have (ODP, timestamps, TSO, RSS, packet pacing, tag matching,
- * device memory, PCI atomics): zero. */
+ * flags and ATOMIC WRITE, phys_port_cnt_ex the same port count), and packet pacing
+ * (ibv_modify_qp_rate_limit: RC, UC and UD QPs, 1 kbit/s to 100 Gbit/s); everything else is
+ * a capability uroce does not have (ODP, timestamps, TSO, RSS, tag matching, device memory,
+ * PCI atomics): zero. */
 static int query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
 			   struct ibv_device_attr_ex *attr, size_t len)
 {
@@ -363,6 +365,9 @@ static int query_device_ex(struct ibv_context *ctx, const struct ibv_query_devic
 		return err;
 	a.device_cap_flags_ex = (uint32_t)a.orig_attr.device_cap_flags | UV_DEVICE_ATOMIC_WRITE;
 	a.phys_port_cnt_ex = a.orig_attr.phys_port_cnt;
+	a.packet_pacing_caps.qp_rate_limit_min = 1;
+	a.packet_pacing_caps.qp_rate_limit_max = 100000000;
+	a.packet_pacing_caps.supported_qpts = 1u << IBV_QPT_RC | 1u << IBV_QPT_UC | 1u << IBV_QPT_UD;
 	memcpy(attr, &a, len < sizeof(a) ? len : sizeof(a));
 	return 0;
 }

@@ -27,14 +27,14 @@ static_assert(IBV_QPT_RC == (int)UROCE_QPT_RC && IBV_QPT_UD == (int)UROCE_QPT_UD
 		      IBV_EVENT_QP_LAST_WQE_REACHED == (int)UROCE_EVENT_QP_LAST_WQE_REACHED,
 	      "engine enums carry the libibverbs values");
 
-/* The modify-QP attributes the engine knows; alternate paths, path migration, capability
- * changes and rate limits are refused. */
+/* The modify-QP attributes the engine knows; alternate paths, path migration and capability
+ * changes are refused. IBV_QP_RATE_LIMIT is the verbs layer's (uv_set_rate_limit). */
 #define UV_QP_MASK_KNOWN                                                                       \
 	(IBV_QP_STATE | IBV_QP_CUR_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY | IBV_QP_ACCESS_FLAGS |  \
 	 IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY | IBV_QP_AV | IBV_QP_PATH_MTU |         \
 	 IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_RQ_PSN |                \
 	 IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_SQ_PSN |                      \
-	 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN)
+	 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN | IBV_QP_RATE_LIMIT)
 
 /* Whether the calling thread may set a controlled Q_Key. Linux's uverbs modify_qp allows it
  * with CAP_NET_RAW (capable(), now rdma_uattrs_has_raw_cap(): the capability in the user
@@ -274,6 +274,23 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 	return q->cap ? &q->ex : NULL;
 }
 
+/* ibv_modify_qp_rate_limit(3): the QP's requests paced to rate_limit kbit/s (0: no limit),
+ * by the pacer congestion control uses (docs/congestion.md). The pacer allows no burst, so
+ * max_burst_sz and typical_pkt_sz change nothing. */
+int uv_modify_qp_rate_limit(struct ibv_qp *ibqp, struct ibv_qp_rate_limit_attr *attr)
+{
+	struct uv_qp *qp = to_uv_qp(ibqp);
+	struct uv_port *port = port_of(ibqp->context);
+	int err;
+
+	if (!attr || attr->comp_mask)
+		return EINVAL;
+	pthread_mutex_lock(&port->lock);
+	err = uroce_qp_set_rate_limit(qp->eng, (uint64_t)attr->rate_limit * 1000);
+	uv_port_unlock_kick(port);
+	return uv_errno(err);
+}
+
 int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *in, int mask)
 {
 	struct uv_qp *qp = to_uv_qp(ibqp);
@@ -316,7 +333,9 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *in, int mask)
 		uv_qp_cqs_lock(ibqp, true);
 	uv_port_flush(port);
 	pthread_mutex_lock(&port->lock);
-	err = uroce_qp_modify(qp->eng, &a, (unsigned)mask);
+	err = uroce_qp_modify(qp->eng, &a, (unsigned)mask & ~(unsigned)IBV_QP_RATE_LIMIT);
+	if (!err && (mask & IBV_QP_RATE_LIMIT))
+		err = uroce_qp_set_rate_limit(qp->eng, (uint64_t)in->rate_limit * 1000);
 	if (!err) {
 		ibqp->state = (enum ibv_qp_state)uroce_qp_state(qp->eng);
 		if (reset)

@@ -254,6 +254,38 @@ static void test_pacer(void **state)
 	inj_free(t);
 }
 
+/* The application's rate limit (ibv_modify_qp_rate_limit) through the same pacer: without
+ * congestion control, and under DCQCN, where the lower of the two rates holds; 0 removes
+ * it. */
+static void test_rate_limit(void **state)
+{
+	for (int cc = 0; cc < 2; cc++) {
+		struct inj *t = inj_new(&(struct inj_opts){.cc = cc ? dcqcn : (struct uroce_cc_cfg){0},
+							   .mtu = UROCE_MTU_1024});
+		struct h_buf b = inj_buf(t, 8192, 1);
+		(void)state;
+
+		assert_int_equal(uroce_qp_set_rate_limit(t->qp, 1000000000), 0);
+		if (cc)
+			deliver_cnp(t, NULL); /* 12.5 Gb/s: the limit is lower */
+		h_post_send(t->qp, UROCE_WR_RDMA_WRITE, 1, &b, 0, 3072, 0x1000, 0x101, 0);
+		assert_int_equal(inj_out(t), 1);
+		uint64_t gap = (uint64_t)t->o[0].ip4.total_len * 8;  /* ns at 1 Gb/s */
+		assert_true(t->qp->cc.next_send == t->now + gap);
+		assert_true(uroce_dev_next_deadline(t->dev) <= t->now + gap);
+		assert_int_equal(inj_out(t), 0);
+		t->now += gap;
+		uroce_dev_on_timer(t->dev, t->now);
+		assert_int_equal(inj_out(t), 1);
+		/* removed: the rest leaves at once */
+		assert_int_equal(uroce_qp_set_rate_limit(t->qp, 0), 0);
+		if (!cc)
+			assert_int_equal(inj_out(t), 1);
+		h_buf_free(&b);
+		inj_free(t);
+	}
+}
+
 /* A CNP for a QP without an algorithm is counted and ignored; a stranger's to a connected
  * QP dropped; to an unknown QP, dropped as such. */
 static void test_cnp_checks(void **state)
@@ -391,7 +423,7 @@ int main(void)
 		cmocka_unit_test(test_ecn_on_send),  cmocka_unit_test(test_rp_dcqcn),
 		cmocka_unit_test(test_pacer),        cmocka_unit_test(test_cnp_checks),
 		cmocka_unit_test(test_cfg_checked),  cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_bottleneck),
+		cmocka_unit_test(test_bottleneck),   cmocka_unit_test(test_rate_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

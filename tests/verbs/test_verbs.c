@@ -976,6 +976,35 @@ static void test_create_qp_ex_fields(void **state)
 	assert_int_equal(errno, EOPNOTSUPP);
 }
 
+/* ibv_modify_qp_rate_limit and IBV_QP_RATE_LIMIT (docs/congestion.md: the pacer), as the
+ * packet pacing capabilities announce them; a comp_mask it does not know is refused. (The
+ * pacing itself is tests/engine/test_cc.c's, on virtual time.) */
+static void test_rate_limit(void **state)
+{
+	struct ibv_device_attr_ex ax;
+	struct ibv_qp_rate_limit_attr rl = {.rate_limit = 1000, .max_burst_sz = 4096,
+					    .typical_pkt_sz = 1024};
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .port_num = 1, .rate_limit = 5000};
+	struct ibv_qp *qp;
+
+	(void)state;
+	assert_int_equal(ibv_query_device_ex(E.ctx, NULL, &ax), 0);
+	assert_int_equal(ax.packet_pacing_caps.qp_rate_limit_min, 1);
+	assert_true(ax.packet_pacing_caps.qp_rate_limit_max >= 25000000);
+	assert_int_equal(ax.packet_pacing_caps.supported_qpts,
+			 1u << IBV_QPT_RC | 1u << IBV_QPT_UC | 1u << IBV_QPT_UD);
+	assert_non_null(qp = make_qp(IBV_QPT_RC, 0));
+	assert_int_equal(ibv_modify_qp_rate_limit(qp, &rl), 0);
+	rl.rate_limit = 0; /* no limit */
+	assert_int_equal(ibv_modify_qp_rate_limit(qp, &rl), 0);
+	rl.comp_mask = 1;
+	assert_int_equal(ibv_modify_qp_rate_limit(qp, &rl), EINVAL);
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+						       IBV_QP_ACCESS_FLAGS | IBV_QP_RATE_LIMIT), 0);
+	assert_int_equal(qp->state, IBV_QPS_INIT);
+	assert_int_equal(ibv_destroy_qp(qp), 0);
+}
+
 /* The extended query says what the basic one says; the limits it reports are the ones
  * ibv_modify_qp enforces. */
 static void test_device_attrs_consistent(void **state)
@@ -1472,6 +1501,7 @@ int main(void)
 		cmocka_unit_test(test_controlled_qkey),
 		cmocka_unit_test(test_create_qp_ex_fields),
 		cmocka_unit_test(test_device_attrs_consistent),
+		cmocka_unit_test(test_rate_limit),
 		cmocka_unit_test(test_rereg_mr),
 		cmocka_unit_test(test_reset_drops_completions),
 		cmocka_unit_test(test_resize_cq),
