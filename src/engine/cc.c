@@ -89,7 +89,7 @@ int uroce_qp_set_rate_limit(struct uroce_qp *qp, uint64_t bps)
 
 /* The rate the pacer holds the requester to: the algorithm's below the line rate, the
  * application's limit, the lower of the two; UINT64_MAX: unpaced. */
-static uint64_t pace_rate(const struct uroce_qp *qp)
+uint64_t cc_pace_rate(const struct uroce_qp *qp)
 {
 	const struct qp_cc *cc = &qp->cc;
 	uint64_t r = cc->ops && cc->rate < qp->dev->cfg.cc.line_rate ? cc->rate : UINT64_MAX;
@@ -101,7 +101,7 @@ bool cc_may_send(struct uroce_qp *qp, uint64_t now)
 {
 	const struct qp_cc *cc = &qp->cc;
 
-	if (now >= cc->next_send || pace_rate(qp) == UINT64_MAX)
+	if (now >= cc->next_send || cc_pace_rate(qp) == UINT64_MAX)
 		return true;
 	qp_timer_arm(qp, QP_TIMER_PACE, cc->next_send);
 	return false;
@@ -116,7 +116,7 @@ void cc_pace_end(struct uroce_qp *qp, uint64_t now)
 void cc_sent(struct uroce_qp *qp, uint32_t bytes, uint64_t now)
 {
 	struct qp_cc *cc = &qp->cc;
-	uint64_t rate = pace_rate(qp);
+	uint64_t rate = cc_pace_rate(qp);
 
 	/* The packet's time on a link of the QP's rate, from when it left (or from when the
 	 * previous one's time ended, for a QP sending back to back). A QP that was idle does not

@@ -33,6 +33,8 @@ void cc_qp_start(struct uroce_qp *qp, uint64_t now);
 /* The IP traffic class of the QP's packets: the address vector's DSCP, and ECT under an
  * algorithm (CA17-5, CA17-14: not ECN-capable without one). */
 uint8_t cc_tclass(const struct uroce_qp *qp, uint8_t av_tclass);
+/* The rate the pacer holds the requester to, in bit/s; UINT64_MAX: unpaced. */
+uint64_t cc_pace_rate(const struct uroce_qp *qp);
 /* The pacer: whether the requester may send now; if not, its pace timer runs until then. */
 bool cc_may_send(struct uroce_qp *qp, uint64_t now);
 /* A request packet of `bytes` left: the pacer's next time and the algorithm's counters. */

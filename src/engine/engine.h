@@ -630,6 +630,8 @@ struct uroce_qp_info {
 	uint32_t epsn;             /* the PSN the responder expects */
 	uint32_t send_outstanding; /* send WRs posted and not completed */
 	uint32_t recv_posted;      /* receive WRs posted and not consumed (0 with an SRQ) */
+	uint64_t pace_bps;         /* the rate its requests are paced to (congestion control's,
+				    * or a rate limit's), bit/s; 0: unpaced */
 };
 /* The QP after *cursor (0 to begin, QP1 first): fills *info and the QP's counters, moves
  * *cursor on and returns true; false past the last. For the owner of the engine. */

@@ -826,6 +826,8 @@ static void qp_info(const struct uroce_qp *qp, struct uroce_qp_info *info)
 				    atomic_load_explicit(&qp->rq.tail, memory_order_relaxed);
 	if (qp->type == UROCE_QPT_RC || qp->type == UROCE_QPT_UC)
 		info->peer = qp->attr.ah_attr.dgid;
+	uint64_t pace = cc_pace_rate(qp);
+	info->pace_bps = pace == UINT64_MAX ? 0 : pace;
 }
 
 /* *cursor: 0 before QP1, then one past the table slot last returned. */

@@ -30,7 +30,7 @@ struct uroce_stat_qp {
 	uint8_t peer[16];                    /* IPv4 in the first 4 bytes unless peer_ipv6 */
 	uint32_t peer_ipv6;
 	uint32_t sq_psn, una, epsn, send_outstanding, recv_posted;
-	uint32_t pad;
+	uint32_t pace_kbps;                  /* the pacer's rate (docs/congestion.md), 0: unpaced */
 	uint64_t cnt[UROCE_STAT_MAX_QP_COUNTERS];
 };
 

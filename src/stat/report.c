@@ -79,16 +79,20 @@ void uroce_stat_print_table(FILE *f, const struct uroce_stat_snapshot *s,
 	fprintf(f, "  qps: %" PRIu32 "%s\n", s->dyn.qps_total,
 		s->dyn.qps_total > s->dyn.nqps ? " (table full: the first shown)" : "");
 	if (s->dyn.nqps)
-		fprintf(f, "    %8s %-4s %-5s %-15s %8s %8s %8s %8s %6s %6s\n", "qpn", "type",
-			"state", "peer", "dest_qpn", "sq_psn", "una", "epsn", "sq_wr", "rq_wr");
+		fprintf(f, "    %8s %-4s %-5s %-15s %8s %8s %8s %8s %6s %6s %8s\n", "qpn", "type",
+			"state", "peer", "dest_qpn", "sq_psn", "una", "epsn", "sq_wr", "rq_wr",
+			"pace");
 	for (uint32_t i = 0; i < s->dyn.nqps; i++) {
 		const struct uroce_stat_qp *q = &s->dyn.qps[i], *pq = prev_qp(prev, q->qpn);
 
 		peer_str(q, peer, sizeof(peer));
+		char pace[16] = "-"; /* unpaced */
+		if (q->pace_kbps)
+			snprintf(pace, sizeof(pace), "%.3gM", q->pace_kbps / 1000.0);
 		fprintf(f, "    %8" PRIu32 " %-4s %-5s %-15s %8" PRIu32 " %8" PRIu32 " %8" PRIu32
-			   " %8" PRIu32 " %6" PRIu32 " %6" PRIu32 "\n",
+			   " %8" PRIu32 " %6" PRIu32 " %6" PRIu32 " %8s\n",
 			q->qpn, type_name(q->type), state_name(q->state), peer, q->dest_qpn,
-			q->sq_psn, q->una, q->epsn, q->send_outstanding, q->recv_posted);
+			q->sq_psn, q->una, q->epsn, q->send_outstanding, q->recv_posted, pace);
 		for (uint32_t c = 0; c < h->nqp_counters; c++)
 			if (all || q->cnt[c])
 				print_counter(f, 6, h->qp_counter_names[c], q->cnt[c], prev != NULL,
@@ -170,9 +174,10 @@ void uroce_stat_print_json(FILE *f, const struct uroce_stat_snapshot *s,
 		fprintf(f, "%s{\"qpn\":%" PRIu32 ",\"type\":\"%s\",\"state\":\"%s\",\"peer\":\"%s\","
 			   "\"dest_qpn\":%" PRIu32 ",\"sq_psn\":%" PRIu32 ",\"una\":%" PRIu32
 			   ",\"epsn\":%" PRIu32 ",\"send_outstanding\":%" PRIu32
-			   ",\"recv_posted\":%" PRIu32 ",\"counters\":",
+			   ",\"recv_posted\":%" PRIu32 ",\"pace_kbps\":%" PRIu32 ",\"counters\":",
 			i ? "," : "", q->qpn, type_name(q->type), state_name(q->state), peer,
-			q->dest_qpn, q->sq_psn, q->una, q->epsn, q->send_outstanding, q->recv_posted);
+			q->dest_qpn, q->sq_psn, q->una, q->epsn, q->send_outstanding, q->recv_posted,
+			q->pace_kbps);
 		json_counters(f, h->qp_counter_names, h->nqp_counters, q->cnt);
 		if (pq) {
 			fputs(",\"rates\":", f);

@@ -154,6 +154,8 @@ static void stat_gather(struct uv_port *p, struct uroce_stat_dyn *d, uint64_t no
 			.peer_ipv6 = qi.peer.ipv6, .sq_psn = qi.sq_psn, .una = qi.una,
 			.epsn = qi.epsn, .send_outstanding = qi.send_outstanding,
 			.recv_posted = qi.recv_posted,
+			.pace_kbps = qi.pace_bps / 1000 > UINT32_MAX ? UINT32_MAX
+				     : (uint32_t)(qi.pace_bps / 1000),
 		};
 		memcpy(q->peer, qi.peer.ip, sizeof(q->peer));
 		memcpy(q->cnt, qc.v, sizeof(qc.v));
