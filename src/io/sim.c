@@ -48,6 +48,7 @@ struct sim_link {
 	/* When the transmitter is free: tx_ns + tx_rem / bandwidth ns. The fraction is kept so
 	 * that back-to-back packets accumulate no rounding. */
 	uint64_t tx_ns, tx_rem;
+	uint64_t red_rng;    /* RED marking's draws (splitmix64), seeded like the impairments */
 	union uroce_sim_counters c;
 };
 
@@ -57,6 +58,7 @@ struct sim_ep {
 	int index;
 	struct uroce_io_addr addr;
 	uint32_t first_out; /* links leaving it */
+	uint32_t gateway;   /* the link unicast datagrams to elsewhere take, NIL: none */
 	bool closed;
 	struct uroce_io_addr *groups; /* the multicast groups it joined (uroce_sim_join) */
 	uint32_t ngroups;
@@ -335,6 +337,22 @@ static void link_start(struct uroce_sim *sim, struct sim_link *l, uint32_t link)
 	ev_push(sim, l->tx_ns + (l->tx_rem != 0), EV_TX_DONE, link);
 }
 
+/* Whether a packet arriving now is to be marked CE (if ECN-capable): the step threshold, or
+ * RED's probability (sim.h). */
+static bool ce_due(struct sim_link *l)
+{
+	const struct uroce_sim_link_cfg *c = &l->cfg;
+
+	if (!c->ce_kmax)
+		return c->ce_threshold && l->q_bytes > c->ce_threshold;
+	if (l->q_bytes <= c->ce_kmin)
+		return false;
+	if (l->q_bytes > c->ce_kmax)
+		return true;
+	double p = c->ce_pmax * (double)(l->q_bytes - c->ce_kmin) / (double)(c->ce_kmax - c->ce_kmin);
+	return (double)(uroce_splitmix64(&l->red_rng) >> 11) < p * 9007199254740992.0;
+}
+
 static void link_enqueue(struct uroce_sim *sim, uint32_t link, uint32_t pi)
 {
 	struct sim_link *l = &sim->links[link];
@@ -350,10 +368,12 @@ static void link_enqueue(struct uroce_sim *sim, uint32_t link, uint32_t pi)
 		pkt_free(sim, pi);
 		return;
 	}
-	if (l->cfg.ce_threshold && l->q_bytes > l->cfg.ce_threshold)
+	if (ce_due(l))
 		l->c.ce_marked += ip_mark_ce(pkt_data(sim, pi));
 	sim->pkts[pi].next = NIL;
 	l->q_bytes += len;
+	if (l->q_bytes > l->c.queue_peak_bytes)
+		l->c.queue_peak_bytes = l->q_bytes;
 	if (l->q_pkts++) {
 		sim->pkts[l->tail].next = pi;
 		l->tail = pi;
@@ -540,6 +560,7 @@ int uroce_sim_add_endpoint(struct uroce_sim *sim, const struct uroce_io_addr *ad
 	ep->index = (int)sim->neps;
 	ep->addr = *addr;
 	ep->first_out = NIL;
+	ep->gateway = NIL;
 	sim->eps[sim->neps++] = ep;
 	return ep->index;
 }
@@ -554,7 +575,8 @@ int uroce_sim_connect(struct uroce_sim *sim, int from, int to,
 	uint64_t x = sim->seed;
 
 	if (!src || !ep_get(sim, to) || cfg->latency_ns > UROCE_IMPAIR_MAX_DELAY_NS ||
-	    sim->nlinks == NIL)
+	    sim->nlinks == NIL ||
+	    (cfg->ce_kmax && (cfg->ce_kmin >= cfg->ce_kmax || !(cfg->ce_pmax >= 0 && cfg->ce_pmax <= 1))))
 		return UROCE_EINVAL;
 	for (uint32_t i = src->first_out; i != NIL; i = sim->links[i].next_out)
 		if (sim->links[i].to == (uint32_t)to)
@@ -579,6 +601,7 @@ int uroce_sim_connect(struct uroce_sim *sim, int from, int to,
 	l->to = (uint32_t)to;
 	l->cfg = *cfg;
 	l->im = im;
+	l->red_rng = uroce_splitmix64(&x) ^ sim->nlinks; /* x moved on past the impairments' */
 	l->head = l->tail = NIL;
 	l->next_out = src->first_out;
 	src->first_out = sim->nlinks;
@@ -668,8 +691,23 @@ int uroce_sim_send(struct uroce_sim *sim, int epi, const struct uroce_io_pkt *pk
 				break;
 		}
 	}
+	if (!copies && !group && ep->gateway != NIL) {
+		link_offer(sim, ep->gateway, pkt);
+		copies++;
+	}
 	if (!copies)
 		ep->c.drop_noroute++;
+	return 0;
+}
+
+int uroce_sim_set_gateway(struct uroce_sim *sim, int epi, int link)
+{
+	struct sim_ep *ep = ep_get(sim, epi);
+
+	if (!ep || (link >= 0 && ((uint32_t)link >= sim->nlinks ||
+				  sim->links[link].from != (uint32_t)epi)))
+		return UROCE_EINVAL;
+	ep->gateway = link < 0 ? NIL : (uint32_t)link;
 	return 0;
 }
 
@@ -731,6 +769,11 @@ size_t uroce_sim_run_until(struct uroce_sim *sim, uint64_t t)
 	if (t > sim->now)
 		sim->now = t;
 	return n;
+}
+
+uint64_t uroce_sim_link_queue_bytes(const struct uroce_sim *sim, int link)
+{
+	return link >= 0 && (uint32_t)link < sim->nlinks ? sim->links[link].q_bytes : 0;
 }
 
 const union uroce_sim_counters *uroce_sim_link_counters(const struct uroce_sim *sim, int link)

@@ -36,6 +36,11 @@ struct uroce_sim_link_cfg {
 	uint32_t queue_pkts;    /* ... or this many packets (the one on the wire included) */
 	uint64_t ce_threshold;  /* mark ECT packets CE when the queue holds more bytes than this
 				 * as they arrive */
+	/* RED-style marking instead (ce_kmax set): an ECT packet that arrives to a queue of q
+	 * bytes is marked CE with probability 0 below ce_kmin, ce_pmax x (q - ce_kmin) /
+	 * (ce_kmax - ce_kmin) up to ce_kmax, 1 above (the DCQCN paper's switch marking). */
+	uint64_t ce_kmin, ce_kmax;
+	double ce_pmax;
 	struct uroce_impair_cfg impair; /* applied as each packet leaves the queue */
 };
 
@@ -55,7 +60,8 @@ struct uroce_sim_link_cfg {
 	X(duplicated, "extra copies made by duplication")                           \
 	X(reordered, "packets held back by the reorder delay")                      \
 	X(corrupted, "packets with flipped bits")                                   \
-	X(ce_marked, "ECT packets marked CE (0b11) above the queue threshold")
+	X(ce_marked, "ECT packets marked CE (0b11) above the queue threshold")      \
+	X(queue_peak_bytes, "a link's largest queue, in bytes (a gauge, not a count)")
 
 enum uroce_sim_counter {
 #define UROCE_SIM_COUNTER_ENUM(name, desc) UROCE_SIM_C_##name,
@@ -93,11 +99,16 @@ int uroce_sim_add_endpoint(struct uroce_sim *sim, const struct uroce_io_addr *ad
 int uroce_sim_connect(struct uroce_sim *sim, int from, int to,
 		      const struct uroce_sim_link_cfg *cfg);
 
+/* Unicast datagrams of endpoint ep for an address no link of ep leads to take `link` (one of
+ * ep's, -1: none, the default) instead: the route to a forwarding node, such as a switch a
+ * test builds from an endpoint that sends on what it receives. UROCE_EINVAL for an unknown
+ * endpoint or a link that does not leave it. */
+int uroce_sim_set_gateway(struct uroce_sim *sim, int ep, int link);
 /* Sends the datagram pkt->data[0..pkt->len) from endpoint ep at the current time, over the
  * link to its IP destination address; to a multicast address, a copy over every link from ep
  * to an endpoint that joined the group (uroce_sim_join; ep itself only through a link from
- * ep to ep, the model of a host's multicast loopback). No link, or no member reached:
- * drop_noroute. Returns 0 (also when the fabric drops it: see the counters) or UROCE_EINVAL
+ * ep to ep, the model of a host's multicast loopback). No link (and no gateway,
+ * uroce_sim_set_gateway), or no member reached: drop_noroute. Returns 0 (also when the fabric drops it: see the counters) or UROCE_EINVAL
  * (unknown or closed endpoint, not an IPv4/IPv6 datagram) or UROCE_ENOSPACE (longer than
  * max_pkt). */
 int uroce_sim_send(struct uroce_sim *sim, int ep, const struct uroce_io_pkt *pkt);
@@ -126,6 +137,9 @@ size_t uroce_sim_run_until(struct uroce_sim *sim, uint64_t t);
 
 /* NULL for an unknown index. */
 const union uroce_sim_counters *uroce_sim_link_counters(const struct uroce_sim *sim, int link);
+/* The bytes in a link's queue now (the packet on the wire included); 0 for an unknown
+ * index. */
+uint64_t uroce_sim_link_queue_bytes(const struct uroce_sim *sim, int link);
 const union uroce_sim_counters *uroce_sim_endpoint_counters(const struct uroce_sim *sim, int ep);
 
 /* Where a trace records packets. */
