@@ -59,7 +59,8 @@ void cc_qp_start(struct uroce_qp *qp, uint64_t now)
 	cc->ops = qp->type == UROCE_QPT_GSI ? NULL : qp->dev->cc;
 	cc->rate = qp->dev->cfg.cc.line_rate;
 	cc->limit = 0;
-	cc->next_send = 0;
+	cc->pace_start = 0;
+	cc->pace_bytes = 0;
 	cc->cnp_due = cc->cnp_sent = false;
 	memset(&cc->alg, 0, sizeof(cc->alg));
 	if (cc->ops)
@@ -81,7 +82,7 @@ int uroce_qp_set_rate_limit(struct uroce_qp *qp, uint64_t bps)
 	if (qp->type == UROCE_QPT_GSI)
 		return UROCE_EINVAL;
 	qp->cc.limit = bps;
-	sched_add(qp); /* a QP waiting for its pace timer may go sooner now */
+	cc_rate_changed(qp, 0); /* a QP waiting for its pace timer may go sooner now */
 	return 0;
 }
 
@@ -97,14 +98,37 @@ uint64_t cc_pace_rate(const struct uroce_qp *qp)
 	return cc->limit && cc->limit < r ? cc->limit : r;
 }
 
-bool cc_may_send(struct uroce_qp *qp, uint64_t now)
+uint64_t cc_next_send(const struct uroce_qp *qp)
 {
 	const struct qp_cc *cc = &qp->cc;
+	uint64_t rate = cc_pace_rate(qp);
 
-	if (now >= cc->next_send || cc_pace_rate(qp) == UINT64_MAX)
+	if (rate == UINT64_MAX || !cc->pace_bytes)
+		return 0;
+	return cc->pace_start + (uint64_t)cc->pace_bytes * 8000000000ull / rate;
+}
+
+bool cc_may_send(struct uroce_qp *qp, uint64_t now)
+{
+	uint64_t next = cc_next_send(qp);
+
+	if (now >= next)
 		return true;
-	qp_timer_arm(qp, QP_TIMER_PACE, cc->next_send);
+	qp_timer_arm(qp, QP_TIMER_PACE, next);
 	return false;
+}
+
+void cc_rate_changed(struct uroce_qp *qp, uint64_t now)
+{
+	if (!qp_timer_armed(qp, QP_TIMER_PACE))
+		return;
+	uint64_t next = cc_next_send(qp);
+	if (next > now) {
+		qp_timer_arm(qp, QP_TIMER_PACE, next);
+	} else {
+		qp_timer_stop(qp, QP_TIMER_PACE);
+		sched_add(qp);
+	}
 }
 
 void cc_pace_end(struct uroce_qp *qp, uint64_t now)
@@ -116,14 +140,16 @@ void cc_pace_end(struct uroce_qp *qp, uint64_t now)
 void cc_sent(struct uroce_qp *qp, uint32_t bytes, uint64_t now)
 {
 	struct qp_cc *cc = &qp->cc;
-	uint64_t rate = cc_pace_rate(qp);
 
-	/* The packet's time on a link of the QP's rate, from when it left (or from when the
-	 * previous one's time ended, for a QP sending back to back). A QP that was idle does not
-	 * bank the time: no burst after a pause. */
-	if (rate != UINT64_MAX) {
-		uint64_t start = cc->next_send > now ? cc->next_send : now;
-		cc->next_send = start + (uint64_t)bytes * 8000000000ull / rate;
+	/* The packet's slot on a link of the QP's rate, from when it left (or from when the
+	 * previous one's ended, for a QP sending back to back). A QP that was idle does not bank
+	 * the time: no burst after a pause. */
+	if (cc_pace_rate(qp) != UINT64_MAX) {
+		uint64_t next = cc_next_send(qp);
+		cc->pace_start = next > now ? next : now;
+		cc->pace_bytes = bytes;
+	} else {
+		cc->pace_bytes = 0;
 	}
 	if (cc->ops)
 		cc->ops->on_sent(qp, bytes, now);

@@ -35,6 +35,11 @@ void cc_qp_start(struct uroce_qp *qp, uint64_t now);
 uint8_t cc_tclass(const struct uroce_qp *qp, uint8_t av_tclass);
 /* The rate the pacer holds the requester to, in bit/s; UINT64_MAX: unpaced. */
 uint64_t cc_pace_rate(const struct uroce_qp *qp);
+/* When the pacer lets the next request packet leave (0: at once). */
+uint64_t cc_next_send(const struct uroce_qp *qp);
+/* The pacing rate changed (the algorithm's or the limit): a QP waiting for its pace timer
+ * waits for the new time. */
+void cc_rate_changed(struct uroce_qp *qp, uint64_t now);
 /* The pacer: whether the requester may send now; if not, its pace timer runs until then. */
 bool cc_may_send(struct uroce_qp *qp, uint64_t now);
 /* A request packet of `bytes` left: the pacer's next time and the algorithm's counters. */

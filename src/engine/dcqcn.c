@@ -69,9 +69,10 @@ static void on_cnp(struct uroce_qp *qp, uint64_t now)
 	/* alpha's period starts again: it decays only after a period without a CNP */
 	qp_timer_arm(qp, QP_TIMER_CC0, now + cfg->alpha_period_ns);
 	arm_timers(qp, now, true);
+	cc_rate_changed(qp, now);
 }
 
-static void increase(struct uroce_qp *qp)
+static void increase(struct uroce_qp *qp, uint64_t now)
 {
 	const struct uroce_cc_cfg *cfg = cfg_of(qp);
 	struct dcqcn *d = &qp->cc.alg.dcqcn;
@@ -88,6 +89,7 @@ static void increase(struct uroce_qp *qp)
 	 * rate, and the pacer stops. */
 	if (cfg->line_rate - qp->cc.rate <= 1 && d->target == cfg->line_rate)
 		qp->cc.rate = cfg->line_rate;
+	cc_rate_changed(qp, now);
 }
 
 static void on_sent(struct uroce_qp *qp, uint32_t bytes, uint64_t now)
@@ -102,7 +104,7 @@ static void on_sent(struct uroce_qp *qp, uint32_t bytes, uint64_t now)
 		return;
 	d->bytes -= cfg->byte_reset;
 	d->b_stage++;
-	increase(qp);
+	increase(qp, now);
 	arm_timers(qp, now, false);
 }
 
@@ -115,7 +117,7 @@ static void on_timer(struct uroce_qp *qp, unsigned i, uint64_t now)
 		d->alpha -= d->alpha >> cfg->g_shift;
 	} else {
 		d->t_stage++;
-		increase(qp);
+		increase(qp, now);
 	}
 	arm_timers(qp, now, i == 1);
 }

@@ -175,8 +175,12 @@ struct qp_cc {
 	uint64_t rate;             /* bits/s the algorithm lets the requester send at; >= line
 				    * rate: unpaced */
 	uint64_t limit;            /* bits/s the application set (uroce_qp_set_rate_limit), 0: none */
-	uint64_t next_send;        /* the pacer: when the next request packet may leave */
-	struct timer pace;         /* QP_TIMER_PACE: until next_send */
+	/* The pacer: the last request packet's slot started at pace_start and lasts pace_bytes
+	 * at the current rate (cc_next_send), so that a rate that changes meanwhile moves the
+	 * next packet's time at once. pace_bytes 0: no slot running. */
+	uint64_t pace_start;
+	uint32_t pace_bytes;
+	struct timer pace;         /* QP_TIMER_PACE: until cc_next_send */
 	struct timer t0, t1;       /* QP_TIMER_CC0, CC1: the algorithm's */
 	bool cnp_due;              /* a CNP waits for the QP's turn */
 	bool cnp_sent;             /* one was sent, at last_cnp */

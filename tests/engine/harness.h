@@ -19,7 +19,7 @@
 #include "io/sim.h"
 #include "wire/packet.h"
 
-#define H_MAX_NODES 4
+#define H_MAX_NODES 17
 #define H_BATCH 32
 #define H_CQ_DEPTH 4096
 
