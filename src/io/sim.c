@@ -421,6 +421,8 @@ static void on_deliver(struct uroce_sim *sim, uint32_t pi)
 	ep->ring[(ep->ring_head + ep->ring_count++) % ep->ring_size] = pi;
 	l->c.delivered++;
 	ep->c.delivered++;
+	l->c.delivered_bytes += sim->pkts[pi].len;
+	ep->c.delivered_bytes += sim->pkts[pi].len;
 	trace_packet(sim, UROCE_SIM_TRACE_DELIVER, l, pkt_data(sim, pi), sim->pkts[pi].len);
 }
 

@@ -50,6 +50,7 @@ struct uroce_sim_link_cfg {
 #define UROCE_SIM_COUNTERS(X)                                                      \
 	X(sent, "packets offered: to a link, or sent by an endpoint")              \
 	X(delivered, "packets placed in a receive ring")                           \
+	X(delivered_bytes, "bytes of the packets placed in a receive ring")        \
 	X(drop_loss, "lost to random (Bernoulli) loss")                             \
 	X(drop_burst, "lost to burst (Gilbert-Elliott) loss")                       \
 	X(drop_queue, "tail-dropped at a full link queue")                          \
