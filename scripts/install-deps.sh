@@ -25,6 +25,7 @@ packages=(
 	iproute2                       # ip: interface MTUs and addresses in the tests
 	zlib1g-dev                     # CRC test oracle and benchmark baseline
 	tshark                         # reference dissector the tests compare against
+	gnuplot-nox                    # uroce-sim --plot: congestion scenarios as PNG
 	python3                        # JSON validity checks in the tests
 	gdb                            # backtraces of a program the rxe tier stops as hung
 )

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# uroce-sim (docs/congestion.md): a scenario file and key=value overrides run; the same input
+# gives the same output, byte for byte (stdout and the CSV time series); the CSV has a row per
+# sample with the queue, the CNPs and two columns per flow; flows stop when told; bad keys,
+# values and file lines are named, with exit 2; --plot draws a PNG with gnuplot (skipped, and
+# said so, without gnuplot).
+set -u
+sim=${UROCE_SIM:?the uroce-sim program}
+scen=${UROCE_SOURCE:?the source tree}/tools/uroce-sim/scenarios
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+# the incast file, shortened
+args=("$scen/incast.conf" duration_ms=10 sample_us=500 senders=4)
+"$sim" "${args[@]}" --csv "$tmp/a.csv" --quiet >"$tmp/a.out" 2>&1 || fail "incast: exit $?"
+"$sim" "${args[@]}" --csv "$tmp/b.csv" --quiet >"$tmp/b.out" 2>&1
+if cmp -s "$tmp/a.out" "$tmp/b.out" && cmp -s "$tmp/a.csv" "$tmp/b.csv"; then
+	pass "same input, same output"
+else
+	fail "two runs differ"
+fi
+grep -q "^4 senders -> 1 receiver, dcqcn, bottleneck 10 Gb/s" "$tmp/a.out" &&
+	grep -q "(0 errors)" "$tmp/a.out" && grep -Eq "^whole run: [1-9][0-9]* CNPs" "$tmp/a.out" &&
+	pass "summary" || { fail "summary"; cat "$tmp/a.out"; }
+python3 - "$tmp/a.csv" <<'PY' && pass "csv" || fail "csv"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head = rows[0]
+assert head[:3] == ["time_us", "queue_bytes", "cnps"], head
+assert head[3:] == [f"flow{i}_gbps" for i in range(1, 5)] + [f"flow{i}_cc_gbps" for i in range(1, 5)], head
+assert len(rows) == 1 + 20, len(rows)                       # 10 ms / 500 us
+assert float(rows[-1][0]) == 10000.0
+cnps = [int(r[2]) for r in rows[1:]]
+assert cnps == sorted(cnps) and cnps[-1] > 0                 # a running count
+for r in rows[1:]:
+    assert all(0 <= float(x) <= 25.5 for x in r[3:]), r      # Gb/s, at most the line rate
+PY
+
+# a sender told to stop posts nothing more: once its posted WRITEs (16 x 64 KB) have left,
+# within 4 ms at its share here, it sends nothing, and the other sender takes the link
+"$sim" senders=2 duration_ms=10 sample_us=500 stops_ms=4,0 --csv "$tmp/s.csv" --quiet >/dev/null ||
+	fail "stops: exit $?"
+python3 - "$tmp/s.csv" <<'PY' && pass "a flow stops" || fail "a flow stops"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+late = [r for r in rows if float(r["time_us"]) > 8000]
+assert late and all(float(r["flow1_gbps"]) == 0 for r in late)
+assert all(float(r["flow2_gbps"]) > 4 for r in late)        # the other takes the link
+PY
+
+# errors: named, exit 2
+check_err() { # EXPECT ARGS...
+	local want=$1
+	shift
+	"$sim" "$@" >"$tmp/e.out" 2>&1
+	local rc=$?
+	if [ $rc = 2 ] && grep -q -- "$want" "$tmp/e.out"; then pass "error: $*"; else
+		fail "error: $* (exit $rc)"; cat "$tmp/e.out"; fi
+}
+check_err "unknown key wat" wat=1
+check_err "senders: a number from 1 to 64" senders=65
+check_err "cc: timely" cc=timely
+check_err "red: KMIN_KB,KMAX_KB,PMAX" red=100,20,0.5
+printf 'senders = 2\nthis line is wrong\n' >"$tmp/bad.conf"
+check_err "bad.conf:2: not key = value" "$tmp/bad.conf"
+check_err "unknown option" --nope
+
+if command -v gnuplot >/dev/null; then
+	"$sim" senders=2 duration_ms=2 --csv "$tmp/p.csv" --plot "$tmp/p.png" --quiet >/dev/null &&
+		[ "$(head -c 8 "$tmp/p.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+		pass "plot" || fail "plot"
+else
+	echo "SKIP plot: no gnuplot"
+fi
+[ $fails = 0 ] && echo "test_uroce_sim: all passed" || echo "test_uroce_sim: $fails failed"
+exit $((fails > 0))

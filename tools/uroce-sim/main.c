@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* uroce-sim: runs a congestion scenario (scenario.h) on the real engine in the simulated
+ * fabric and prints what it measured; optionally the time series as CSV and its plot as PNG
+ * (with gnuplot). docs/congestion.md shows its output; `uroce-sim --help` its keys. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "scenario.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: uroce-sim [SCENARIO_FILE] [key=value ...] [--csv FILE] [--plot FILE.png] "
+	      "[--quiet]\n"
+	      "N senders write to one receiver through a switch whose port to the receiver is\n"
+	      "the bottleneck; the engines are uroce's, the time virtual (same input, same output).\n"
+	      "keys (a scenario file has one per line, key = value, # comments):\n"
+	      "  senders=N           1..64 (2)\n"
+	      "  cc=SPEC             congestion control, UROCE_CC's syntax (dcqcn)\n"
+	      "  link_gbps=G         the senders' and the receiver's links (25)\n"
+	      "  bottleneck_gbps=G   the switch's port to the receiver (10)\n"
+	      "  latency_us=U        every link (1)\n"
+	      "  queue_kb=K          the bottleneck's queue, tail drop past it (16000)\n"
+	      "  red=KMIN,KMAX,PMAX  RED marking, KB, KB, probability (20,100,0.5)\n"
+	      "  threshold_kb=K      step marking above K instead of RED\n"
+	      "  duration_ms=M (60)  sample_us=U (100)  msg_kb=K (64)  seed=S (1)\n"
+	      "  starts_ms=A,B,...   when each sender starts (0)\n"
+	      "  stops_ms=A,B,...    when each sender stops posting (0: at the end); its posted\n"
+	      "                      WRITEs (16 x msg_kb) still leave\n"
+	      "The figures are over the second half of the run; the fairness index counts the\n"
+	      "senders that ran all of it.\n",
+	      f);
+}
+
+/* The time series' plot: each flow's throughput and the bottleneck's queue over time. */
+static int plot(const char *csv, const char *png, const struct scenario *s)
+{
+	FILE *g = popen("gnuplot 2>&1", "w");
+
+	if (!g)
+		return -1;
+	fprintf(g, "set terminal png noenhanced size 1000,720\nset output '%s'\n"
+		   "set datafile separator ','\nset key outside right\nset multiplot layout 2,1\n"
+		   "set ylabel 'Gb/s sent'\nset xlabel 'time (us)'\nset grid\n",
+		png);
+	fprintf(g, "plot for [i=4:%u] '%s' using 1:i with lines title sprintf('flow %%d', i - 3)\n",
+		3 + s->senders, csv);
+	fprintf(g, "set ylabel 'queue (KB)'\nplot '%s' using 1:($2/1000) with lines title "
+		   "'bottleneck queue'\nunset multiplot\n",
+		csv);
+	return pclose(g);
+}
+
+int main(int argc, char **argv)
+{
+	struct scenario s;
+	struct scenario_result r;
+	const char *csv_path = NULL, *png = NULL;
+	bool quiet = false;
+	char why[512];
+
+	scenario_defaults(&s);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *eq = strchr(a, '=');
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--csv") && i + 1 < argc) {
+			csv_path = argv[++i];
+		} else if (!strcmp(a, "--plot") && i + 1 < argc) {
+			png = argv[++i];
+		} else if (!strcmp(a, "--quiet")) {
+			quiet = true;
+		} else if (a[0] == '-') {
+			fprintf(stderr, "uroce-sim: unknown option %.64s\n", a);
+			usage(stderr);
+			return 2;
+		} else if (eq) {
+			char key[64];
+			size_t n = (size_t)(eq - a);
+			if (n >= sizeof(key)) {
+				fprintf(stderr, "uroce-sim: key too long\n");
+				return 2;
+			}
+			memcpy(key, a, n);
+			key[n] = 0;
+			if (!scenario_set(&s, key, eq + 1, why, sizeof(why))) {
+				fprintf(stderr, "uroce-sim: %s\n", why);
+				return 2;
+			}
+		} else if (!scenario_load(&s, a, why, sizeof(why))) {
+			fprintf(stderr, "uroce-sim: %s\n", why);
+			return 2;
+		}
+	}
+	if (png && !csv_path) {
+		fprintf(stderr, "uroce-sim: --plot draws the time series: give --csv FILE too\n");
+		return 2;
+	}
+	if (png && system("command -v gnuplot >/dev/null 2>&1")) {
+		fprintf(stderr, "uroce-sim: --plot needs gnuplot (apt-get install gnuplot-nox)\n");
+		return 1;
+	}
+	FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
+	if (csv_path && !csv) {
+		perror(csv_path);
+		return 1;
+	}
+	int err = scenario_run(&s, csv, !quiet && isatty(2), &r);
+	if (csv && fclose(csv)) {
+		perror(csv_path);
+		return 1;
+	}
+	if (err) {
+		fprintf(stderr, "uroce-sim: the scenario could not be set up: %s\n", uroce_strerror(err));
+		return 1;
+	}
+	printf("%u sender%s -> 1 receiver, %s, bottleneck %.3g Gb/s (queue %" PRIu64 " KB, ",
+	       s.senders, s.senders > 1 ? "s" : "", uroce_cc_algo_name(s.cc.algo),
+	       (double)s.bottleneck_bps / 1e9, s.queue_bytes / 1000);
+	if (s.ce_kmax)
+		printf("RED %" PRIu64 "/%" PRIu64 " KB %g %%", s.ce_kmin / 1000, s.ce_kmax / 1000,
+		       s.ce_pmax * 100);
+	else if (s.ce_threshold)
+		printf("marking above %" PRIu64 " KB", s.ce_threshold / 1000);
+	else
+		printf("no marking");
+	printf("), %.3g ms, seed %" PRIu64 "\n", (double)s.duration_ns / 1e6, s.seed);
+	printf("second half (%.3g to %.3g ms):\n", (double)s.duration_ns / 2e6,
+	       (double)s.duration_ns / 1e6);
+	for (uint32_t i = 0; i < s.senders; i++)
+		printf("  flow %u: %.3f Gb/s\n", i + 1, r.gbps[i]);
+	printf("  Jain's index %.4f, utilisation %.3f, queue peak %" PRIu64 " B (whole run %" PRIu64
+	       " B)\n",
+	       r.jain, r.utilisation, r.queue_peak, r.queue_peak_all);
+	printf("whole run: %" PRIu64 " CNPs, %" PRIu64 " CE marks, %" PRIu64 " dropped, %" PRIu64
+	       " resent, %" PRIu64 " completions (%" PRIu64 " errors)\n",
+	       r.cnps, r.ce_marks, r.drops, r.resent, r.completions, r.errors);
+	if (png && plot(csv_path, png, &s)) {
+		fprintf(stderr, "uroce-sim: gnuplot failed to draw %s\n", png);
+		return 1;
+	}
+	return r.errors ? 1 : 0;
+}

@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: MIT */
+#include "scenario.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "io/sim.h"
+
+#define BATCH 32
+#define WINDOW_WRS 16    /* WRITEs a running sender keeps posted: more than the RC window
+			  * (128 packets), little enough that a sender that stops drains soon */
+#define REFILL_NS 20000  /* how often the senders' queues are topped up */
+#define RING_PKTS 8192
+#define PKT_MAX (UROCE_MAX_DATAGRAM)
+
+void scenario_defaults(struct scenario *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->senders = 2;
+	s->cc.algo = UROCE_CC_DCQCN;
+	s->link_bps = 25000000000ull;
+	s->bottleneck_bps = 10000000000ull;
+	s->latency_ns = 1000;
+	s->queue_bytes = 16000000;
+	s->ce_kmin = 20000;
+	s->ce_kmax = 100000;
+	s->ce_pmax = 0.5;
+	s->duration_ns = 60000000;
+	s->sample_ns = 100000;
+	s->msg_bytes = 65536;
+	s->seed = 1;
+}
+
+/* ---- the scenario's keys ---- */
+
+static bool num(const char *v, double lo, double hi, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	return !errno && end != v && !*end && *out >= lo && *out <= hi;
+}
+
+/* A comma list of milliseconds into ns[]; false when malformed or longer than max. */
+static bool ms_list(const char *v, uint64_t *ns, uint32_t max)
+{
+	char buf[1024];
+	uint32_t n = 0;
+
+	if (strlen(v) >= sizeof(buf))
+		return false;
+	strcpy(buf, v);
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		double ms;
+		if (n == max || !num(t, 0, 1e6, &ms))
+			return false;
+		ns[n++] = (uint64_t)(ms * 1e6);
+	}
+	return n > 0;
+}
+
+bool scenario_set(struct scenario *s, const char *key, const char *value, char *why,
+		  size_t whylen)
+{
+	double v, a, b, c;
+
+	if (!strcmp(key, "cc")) {
+		char msg[256];
+		if (uroce_cc_parse(value, &s->cc, msg, sizeof(msg))) {
+			snprintf(why, whylen, "cc: %s", msg);
+			return false;
+		}
+		return true;
+	}
+	if (!strcmp(key, "red")) {
+		if (sscanf(value, "%lf,%lf,%lf", &a, &b, &c) != 3 || a < 0 || b <= a || c < 0 ||
+		    c > 1) {
+			snprintf(why, whylen, "red: KMIN_KB,KMAX_KB,PMAX with KMIN < KMAX, PMAX in [0, 1]");
+			return false;
+		}
+		s->ce_kmin = (uint64_t)(a * 1000);
+		s->ce_kmax = (uint64_t)(b * 1000);
+		s->ce_pmax = c;
+		return true;
+	}
+	if (!strcmp(key, "starts_ms") || !strcmp(key, "stops_ms")) {
+		uint64_t *list = !strcmp(key, "starts_ms") ? s->start_ns : s->stop_ns;
+		if (!ms_list(value, list, SCENARIO_MAX_FLOWS)) {
+			snprintf(why, whylen, "%s: a comma list of times in ms, one per sender", key);
+			return false;
+		}
+		return true;
+	}
+	static const struct {
+		const char *key;
+		double lo, hi, unit;
+		size_t off;
+		bool u32;
+	} keys[] = {
+		{"senders", 1, SCENARIO_MAX_FLOWS, 1, offsetof(struct scenario, senders), true},
+		{"link_gbps", 0.001, 400, 1e9, offsetof(struct scenario, link_bps), false},
+		{"bottleneck_gbps", 0.001, 400, 1e9, offsetof(struct scenario, bottleneck_bps), false},
+		{"latency_us", 0, 10000, 1e3, offsetof(struct scenario, latency_ns), false},
+		{"queue_kb", 1, 1e6, 1e3, offsetof(struct scenario, queue_bytes), false},
+		{"threshold_kb", 0, 1e6, 1e3, offsetof(struct scenario, ce_threshold), false},
+		{"duration_ms", 0.01, 1e5, 1e6, offsetof(struct scenario, duration_ns), false},
+		{"sample_us", 1, 1e6, 1e3, offsetof(struct scenario, sample_ns), false},
+		{"msg_kb", 0.001, 1024, 1e3, offsetof(struct scenario, msg_bytes), true},
+		{"seed", 0, 1e15, 1, offsetof(struct scenario, seed), false},
+	};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strcmp(key, keys[i].key))
+			continue;
+		if (!num(value, keys[i].lo, keys[i].hi, &v)) {
+			snprintf(why, whylen, "%s: a number from %g to %g", key, keys[i].lo, keys[i].hi);
+			return false;
+		}
+		char *f = (char *)s + keys[i].off;
+		if (keys[i].u32) {
+			uint32_t x = (uint32_t)(v * keys[i].unit);
+			memcpy(f, &x, sizeof(x));
+		} else {
+			uint64_t x = (uint64_t)(v * keys[i].unit);
+			memcpy(f, &x, sizeof(x));
+		}
+		if (!strcmp(key, "threshold_kb"))
+			s->ce_kmax = 0; /* step marking instead of RED */
+		return true;
+	}
+	snprintf(why, whylen, "unknown key %.64s (uroce-sim --help lists them)", key);
+	return false;
+}
+
+bool scenario_load(struct scenario *s, const char *path, char *why, size_t whylen)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024], msg[256];
+	unsigned n = 0;
+
+	if (!f) {
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+		return false;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		char *p = line, *eq, *end;
+		if ((end = strchr(p, '#')))
+			*end = 0;
+		p += strspn(p, " \t\r\n");
+		if (!*p)
+			continue;
+		if (!(eq = strchr(p, '='))) {
+			snprintf(why, whylen, "%s:%u: not key = value", path, n);
+			fclose(f);
+			return false;
+		}
+		*eq = 0;
+		char *k = p, *v = eq + 1;
+		for (end = eq; end > k && strchr(" \t", end[-1]); end--)
+			end[-1] = 0;
+		v += strspn(v, " \t");
+		for (end = v + strlen(v); end > v && strchr(" \t\r\n", end[-1]); end--)
+			end[-1] = 0;
+		if (!scenario_set(s, k, v, msg, sizeof(msg))) {
+			snprintf(why, whylen, "%s:%u: %s", path, n, msg);
+			fclose(f);
+			return false;
+		}
+	}
+	fclose(f);
+	return true;
+}
+
+/* ---- the run ---- */
+
+struct node {
+	struct uroce_dev *dev;
+	struct uroce_pd *pd;
+	struct uroce_cq *cq;
+	struct uroce_io *io;
+	struct uroce_io_addr addr;
+};
+
+struct run {
+	const struct scenario *s;
+	struct uroce_sim *sim;
+	uint32_t n;                       /* senders; node n is the receiver */
+	struct node node[SCENARIO_MAX_FLOWS + 1];
+	int sw;                           /* the switch's endpoint */
+	int up[SCENARIO_MAX_FLOWS + 1];   /* node i's link to the switch */
+	int bottleneck;                   /* the switch's link to the receiver */
+	struct uroce_qp *qp[SCENARIO_MAX_FLOWS][2];
+	struct uroce_mr *src_mr[SCENARIO_MAX_FLOWS], *dst_mr[SCENARIO_MAX_FLOWS];
+	uint8_t *src[SCENARIO_MAX_FLOWS], *dst[SCENARIO_MAX_FLOWS];
+	uint32_t outstanding[SCENARIO_MAX_FLOWS];
+	struct uroce_io_pkt pkts[BATCH];
+	uint8_t *buf;
+	uint64_t peak, half;
+	struct scenario_result *r;
+};
+
+static struct uroce_io_addr addr_of(uint32_t i)
+{
+	struct uroce_io_addr a = {.ipv6 = false};
+	a.ip[0] = 10;
+	a.ip[1] = 77;
+	a.ip[2] = (uint8_t)(i >> 8);
+	a.ip[3] = (uint8_t)(i + 1);
+	return a;
+}
+
+static void batch_reset(struct run *w)
+{
+	for (int k = 0; k < BATCH; k++) {
+		w->pkts[k].data = w->buf + (size_t)k * PKT_MAX;
+		w->pkts[k].cap = PKT_MAX;
+	}
+}
+
+/* The switch: what it received goes out at once, by destination (its links). */
+static void pump_switch(struct run *w)
+{
+	int got;
+	do {
+		batch_reset(w);
+		got = uroce_sim_recv(w->sim, w->sw, w->pkts, BATCH);
+		for (int k = 0; k < got; k++)
+			(void)uroce_sim_send(w->sim, w->sw, &w->pkts[k]);
+	} while (got == BATCH);
+}
+
+/* One engine: receive what arrived, fire the timers, send what it has. */
+static void pump_node(struct run *w, struct node *nd, uint64_t now)
+{
+	int got;
+	do {
+		batch_reset(w);
+		got = uroce_io_recv(nd->io, w->pkts, BATCH);
+		for (int k = 0; k < got; k++)
+			uroce_dev_recv(nd->dev, &w->pkts[k], now);
+	} while (got == BATCH);
+	uroce_dev_on_timer(nd->dev, now);
+	for (;;) {
+		struct uroce_txbatch tx = {.pkts = w->pkts, .max = BATCH};
+		batch_reset(w);
+		size_t n = uroce_dev_write(nd->dev, &tx, now);
+		if (!n)
+			break;
+		(void)uroce_io_send(nd->io, w->pkts, n);
+	}
+	uroce_dev_publish(nd->dev);
+}
+
+/* Runs fabric and engines until `until`, watching the bottleneck's queue. */
+static void run_until(struct run *w, uint64_t until)
+{
+	for (;;) {
+		uint64_t now = uroce_sim_now(w->sim), t;
+		uint64_t q = uroce_sim_link_queue_bytes(w->sim, w->bottleneck);
+		if (q > w->r->queue_peak_all)
+			w->r->queue_peak_all = q;
+		if (now >= w->half && q > w->r->queue_peak)
+			w->r->queue_peak = q;
+		pump_switch(w);
+		for (uint32_t i = 0; i <= w->n; i++)
+			pump_node(w, &w->node[i], now);
+		pump_switch(w);
+		t = uroce_sim_next_event_time(w->sim);
+		for (uint32_t i = 0; i <= w->n; i++) {
+			uint64_t d = uroce_dev_next_deadline(w->node[i].dev);
+			if (d < t)
+				t = d;
+		}
+		if (t == UROCE_SIM_NEVER || t > until) {
+			uroce_sim_run_until(w->sim, until);
+			return;
+		}
+		uroce_sim_run_until(w->sim, t);
+	}
+}
+
+static int node_new(struct run *w, uint32_t i)
+{
+	struct node *nd = &w->node[i];
+	struct uroce_dev_cfg cfg = {.ngids = 1, .cc = w->s->cc, .max_qp = SCENARIO_MAX_FLOWS + 1};
+	int err;
+
+	nd->addr = addr_of(i);
+	cfg.gid[0] = nd->addr;
+	if ((err = uroce_sim_add_endpoint(w->sim, &nd->addr, RING_PKTS)) < 0)
+		return err;
+	nd->io = uroce_sim_io(w->sim, err);
+	if ((err = uroce_dev_new(&cfg, &nd->dev)) || (err = uroce_pd_alloc(nd->dev, &nd->pd)) ||
+	    (err = uroce_cq_create(nd->dev, 2 * WINDOW_WRS, &nd->cq)))
+		return err;
+	return 0;
+}
+
+/* RESET -> RTS, connected to peer_qpn at `to`. */
+static int qp_up(struct uroce_qp *qp, const struct uroce_io_addr *to, uint32_t peer_qpn)
+{
+	struct uroce_qp_attr a = {.qp_state = UROCE_QPS_INIT, .port_num = 1,
+				  .qp_access_flags = UROCE_ACCESS_REMOTE_WRITE};
+	int err;
+
+	if ((err = uroce_qp_modify(qp, &a, UROCE_QPA_STATE | UROCE_QPA_PKEY_INDEX |
+						   UROCE_QPA_PORT | UROCE_QPA_ACCESS_FLAGS)))
+		return err;
+	a.qp_state = UROCE_QPS_RTR;
+	a.path_mtu = UROCE_MTU_4096;
+	a.dest_qp_num = peer_qpn;
+	a.ah_attr.dgid = *to;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.hop_limit = 64;
+	if ((err = uroce_qp_modify(qp, &a, UROCE_QPA_STATE | UROCE_QPA_AV | UROCE_QPA_PATH_MTU |
+						   UROCE_QPA_DEST_QPN | UROCE_QPA_RQ_PSN |
+						   UROCE_QPA_MAX_DEST_RD_ATOMIC |
+						   UROCE_QPA_MIN_RNR_TIMER)))
+		return err;
+	a.qp_state = UROCE_QPS_RTS;
+	a.timeout = 14; /* 67 ms, perftest's */
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	return uroce_qp_modify(qp, &a, UROCE_QPA_STATE | UROCE_QPA_SQ_PSN | UROCE_QPA_TIMEOUT |
+					       UROCE_QPA_RETRY_CNT | UROCE_QPA_RNR_RETRY |
+					       UROCE_QPA_MAX_QP_RD_ATOMIC);
+}
+
+static int setup(struct run *w)
+{
+	const struct scenario *s = w->s;
+	uint64_t pool = s->queue_bytes / 4096 + 512ull * s->senders + 4096;
+	struct uroce_sim_cfg scfg = {.pool_pkts = pool > 1000000 ? 1000000 : (uint32_t)pool,
+				     .max_pkt = PKT_MAX};
+	struct uroce_sim_link_cfg up = {.latency_ns = s->latency_ns, .bandwidth_bps = s->link_bps},
+				  bl = {.latency_ns = s->latency_ns,
+					.bandwidth_bps = s->bottleneck_bps,
+					.queue_bytes = s->queue_bytes,
+					.ce_threshold = s->ce_threshold, .ce_kmin = s->ce_kmin,
+					.ce_kmax = s->ce_kmax, .ce_pmax = s->ce_pmax};
+	int err;
+
+	if (!(w->buf = malloc((size_t)BATCH * PKT_MAX)) ||
+	    !(w->sim = uroce_sim_new(s->seed, &scfg)))
+		return UROCE_ENOMEM;
+	for (uint32_t i = 0; i <= w->n; i++)
+		if ((err = node_new(w, i)))
+			return err;
+	struct uroce_io_addr sw_addr = addr_of(1000);
+	if ((w->sw = uroce_sim_add_endpoint(w->sim, &sw_addr, RING_PKTS)) < 0)
+		return w->sw;
+	for (uint32_t i = 0; i <= w->n; i++) {
+		if ((w->up[i] = uroce_sim_connect(w->sim, (int)i, w->sw, &up)) < 0)
+			return w->up[i];
+		if ((err = uroce_sim_set_gateway(w->sim, (int)i, w->up[i])))
+			return err;
+		int down = uroce_sim_connect(w->sim, w->sw, (int)i, i == w->n ? &bl : &up);
+		if (down < 0)
+			return down;
+		if (i == w->n)
+			w->bottleneck = down;
+	}
+	struct node *rx = &w->node[w->n];
+	for (uint32_t i = 0; i < w->n; i++) {
+		struct uroce_qp_init_attr qa = {.qp_type = UROCE_QPT_RC,
+						.cap = {.max_send_wr = WINDOW_WRS, .max_recv_wr = 1,
+							.max_send_sge = 1, .max_recv_sge = 1}};
+		qa.send_cq = qa.recv_cq = w->node[i].cq;
+		if ((err = uroce_qp_create(w->node[i].pd, &qa, &w->qp[i][0])))
+			return err;
+		qa.send_cq = qa.recv_cq = rx->cq;
+		if ((err = uroce_qp_create(rx->pd, &qa, &w->qp[i][1])) ||
+		    (err = qp_up(w->qp[i][0], &rx->addr, uroce_qp_num(w->qp[i][1]))) ||
+		    (err = qp_up(w->qp[i][1], &w->node[i].addr, uroce_qp_num(w->qp[i][0]))))
+			return err;
+		if (!(w->src[i] = calloc(1, s->msg_bytes)) || !(w->dst[i] = calloc(1, s->msg_bytes)))
+			return UROCE_ENOMEM;
+		if ((err = uroce_mr_reg(w->node[i].pd, w->src[i], s->msg_bytes,
+					(uint64_t)(uintptr_t)w->src[i], UROCE_ACCESS_LOCAL_WRITE,
+					&w->src_mr[i])) ||
+		    (err = uroce_mr_reg(rx->pd, w->dst[i], s->msg_bytes, (uint64_t)(uintptr_t)w->dst[i],
+					UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE,
+					&w->dst_mr[i])))
+			return err;
+	}
+	return 0;
+}
+
+static bool running(const struct scenario *s, uint32_t i, uint64_t t)
+{
+	return t >= s->start_ns[i] && (!s->stop_ns[i] || t < s->stop_ns[i]);
+}
+
+/* Completions counted; running senders topped up to WINDOW_WRS posted WRITEs. */
+static void refill(struct run *w, uint64_t t)
+{
+	struct uroce_wc wc[64];
+	int got;
+
+	for (uint32_t i = 0; i < w->n; i++) {
+		while ((got = uroce_cq_poll(w->node[i].cq, wc, 64)) > 0)
+			for (int k = 0; k < got; k++) {
+				w->r->completions++;
+				w->r->errors += wc[k].status != UROCE_WC_SUCCESS;
+				w->outstanding[wc[k].wr_id]--;
+			}
+		if (!running(w->s, i, t))
+			continue;
+		while (w->outstanding[i] < WINDOW_WRS) {
+			struct uroce_sge sge = {.addr = (uint64_t)(uintptr_t)w->src[i],
+						.length = w->s->msg_bytes,
+						.lkey = uroce_mr_lkey(w->src_mr[i])};
+			struct uroce_send_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1,
+						   .opcode = UROCE_WR_RDMA_WRITE,
+						   .send_flags = UROCE_SEND_SIGNALED};
+			const struct uroce_send_wr *bad;
+			wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)w->dst[i];
+			wr.wr.rdma.rkey = uroce_mr_rkey(w->dst_mr[i]);
+			if (uroce_post_send(w->qp[i][0], &wr, &bad))
+				break;
+			w->outstanding[i]++;
+		}
+	}
+}
+
+static void teardown(struct run *w)
+{
+	for (uint32_t i = 0; i <= w->n; i++)
+		uroce_dev_free(w->node[i].dev); /* its QPs, MRs, CQs, PD with it */
+	for (uint32_t i = 0; i < w->n; i++) {
+		free(w->src[i]);
+		free(w->dst[i]);
+	}
+	uroce_sim_free(w->sim);
+	free(w->buf);
+}
+
+int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scenario_result *r)
+{
+	struct run *w = calloc(1, sizeof(*w));
+	uint64_t prev[SCENARIO_MAX_FLOWS] = {0}, half_bytes[SCENARIO_MAX_FLOWS] = {0};
+	uint64_t bl_half = 0;
+	int err;
+
+	if (!w)
+		return UROCE_ENOMEM;
+	memset(r, 0, sizeof(*r));
+	w->s = s;
+	w->r = r;
+	w->n = s->senders;
+	w->half = s->duration_ns / 2;
+	if (s->senders < 1 || s->senders > SCENARIO_MAX_FLOWS || !s->sample_ns || !s->msg_bytes) {
+		free(w);
+		return UROCE_EINVAL;
+	}
+	if ((err = setup(w))) {
+		teardown(w);
+		free(w);
+		return err;
+	}
+	if (csv) {
+		fprintf(csv, "time_us,queue_bytes,cnps");
+		for (uint32_t i = 0; i < w->n; i++)
+			fprintf(csv, ",flow%u_gbps", i + 1);
+		for (uint32_t i = 0; i < w->n; i++)
+			fprintf(csv, ",flow%u_cc_gbps", i + 1);
+		fputc('\n', csv);
+	}
+	unsigned shown = 0;
+	uint64_t row_start = 0;
+	for (uint64_t t = 0; t < s->duration_ns;) {
+		refill(w, t);
+		uint64_t next = t + REFILL_NS;
+		uint64_t row_end = row_start + s->sample_ns;
+		if (next > row_end)
+			next = row_end;
+		if (next > s->duration_ns)
+			next = s->duration_ns;
+		if (t < w->half && next >= w->half) {
+			run_until(w, w->half);
+			for (uint32_t i = 0; i < w->n; i++)
+				half_bytes[i] = uroce_sim_link_counters(w->sim, w->up[i])->delivered_bytes;
+			bl_half = uroce_sim_link_counters(w->sim, w->bottleneck)->delivered_bytes;
+		}
+		run_until(w, next);
+		t = next;
+		if (t < row_end && t < s->duration_ns)
+			continue;
+		if (csv) {
+			fprintf(csv, "%.1f,%" PRIu64 ",%" PRIu64, (double)t / 1e3,
+				uroce_sim_link_queue_bytes(w->sim, w->bottleneck),
+				uroce_dev_counters(w->node[w->n].dev)->np_cnp_sent);
+			for (uint32_t i = 0; i < w->n; i++) {
+				uint64_t b = uroce_sim_link_counters(w->sim, w->up[i])->delivered_bytes;
+				fprintf(csv, ",%.4f", (double)(b - prev[i]) * 8 / (double)(t - row_start));
+				prev[i] = b;
+			}
+			for (uint32_t i = 0; i < w->n; i++) {
+				uint64_t rate = uroce_qp_cc_rate(w->qp[i][0]);
+				if (rate == UINT64_MAX)
+					fputc(',', csv);
+				else
+					fprintf(csv, ",%.4f", (double)rate / 1e9);
+			}
+			fputc('\n', csv);
+		}
+		row_start = t;
+		if (progress && t * 10 / s->duration_ns > shown) {
+			shown = (unsigned)(t * 10 / s->duration_ns);
+			fprintf(stderr, "uroce-sim: %u %% (%.1f of %.1f ms)\n", shown * 10,
+				(double)t / 1e6, (double)s->duration_ns / 1e6);
+		}
+	}
+	refill(w, s->duration_ns);
+
+	/* The second half: every sender that ran all of it counts in the fairness index. */
+	double sum = 0, sq = 0, secs = (double)(s->duration_ns - w->half) / 1e9;
+	uint32_t counted = 0;
+	for (uint32_t i = 0; i < w->n; i++) {
+		uint64_t b = uroce_sim_link_counters(w->sim, w->up[i])->delivered_bytes - half_bytes[i];
+		r->gbps[i] = (double)b * 8 / secs / 1e9;
+		if (s->start_ns[i] <= w->half && (!s->stop_ns[i] || s->stop_ns[i] >= s->duration_ns)) {
+			sum += r->gbps[i];
+			sq += r->gbps[i] * r->gbps[i];
+			counted++;
+		}
+		r->resent += uroce_qp_counters(w->qp[i][0])->retransmitted_pkts;
+	}
+	r->jain = sq > 0 ? sum * sum / (counted * sq) : 0;
+	const union uroce_sim_counters *bc = uroce_sim_link_counters(w->sim, w->bottleneck);
+	r->utilisation = (double)(bc->delivered_bytes - bl_half) * 8 / secs /
+			 (double)s->bottleneck_bps;
+	r->drops = bc->drop_queue;
+	r->ce_marks = bc->ce_marked;
+	r->cnps = uroce_dev_counters(w->node[w->n].dev)->np_cnp_sent;
+	teardown(w);
+	free(w);
+	return 0;
+}

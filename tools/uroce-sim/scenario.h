@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* Congestion scenarios on the real engine in the simulated fabric (docs/congestion.md):
+ * N senders write to one receiver through a switch whose port to the receiver is the
+ * bottleneck (N:1 incast; flows may start and stop at different times). The switch is an
+ * endpoint of the fabric that forwards what it receives at once (docs/sim.md "A switch built
+ * from an endpoint"). Everything runs on virtual time: the same scenario gives the same
+ * figures, byte for byte. Used by uroce-sim and by tests/engine/test_cc.c. */
+#ifndef UROCE_SCENARIO_H
+#define UROCE_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engine/engine.h"
+
+#define SCENARIO_MAX_FLOWS 64
+
+struct scenario {
+	uint32_t senders;          /* 1..SCENARIO_MAX_FLOWS */
+	struct uroce_cc_cfg cc;    /* every node's congestion control */
+	uint64_t link_bps;         /* the senders' and the receiver's links */
+	uint64_t bottleneck_bps;   /* the switch's port to the receiver */
+	uint64_t latency_ns;       /* of every link */
+	uint64_t queue_bytes;      /* the bottleneck's queue (tail drop past it) */
+	uint64_t ce_threshold;     /* step marking above this (ce_kmax 0) */
+	uint64_t ce_kmin, ce_kmax; /* RED marking (ce_kmax set) */
+	double ce_pmax;
+	uint64_t duration_ns;
+	uint64_t sample_ns;        /* the time series' step */
+	uint64_t start_ns[SCENARIO_MAX_FLOWS], stop_ns[SCENARIO_MAX_FLOWS]; /* stop 0: the end */
+	uint32_t msg_bytes;        /* each WRITE; a sender keeps 256 posted while it runs */
+	uint64_t seed;
+};
+
+/* The defaults: 2 senders under DCQCN, 25 Gb/s links, a 10 Gb/s bottleneck with a 16 MB
+ * queue and RED 20 KB / 100 KB / 50 %, 1 us links, 60 ms, 100 us samples, 64 KB WRITEs. */
+void scenario_defaults(struct scenario *s);
+/* Sets one key ("senders", "cc", "link_gbps", "bottleneck_gbps", "latency_us", "queue_kb",
+ * "threshold_kb", "red" = "KMIN_KB,KMAX_KB,PMAX", "duration_ms", "sample_us", "starts_ms",
+ * "stops_ms" = comma lists, "msg_kb", "seed"); false with a one-line reason in why. */
+bool scenario_set(struct scenario *s, const char *key, const char *value, char *why,
+		  size_t whylen);
+/* Reads a scenario file: key = value lines, # comments. False with the reason (and line). */
+bool scenario_load(struct scenario *s, const char *path, char *why, size_t whylen);
+
+/* What a run measured: over the second half of the run, while a flow runs, its share. */
+struct scenario_result {
+	double jain;               /* Jain's index of the senders' packets over the 2nd half */
+	double utilisation;        /* the bottleneck's wire bytes / its capacity, 2nd half */
+	uint64_t queue_peak;       /* the bottleneck's largest queue in the 2nd half, bytes */
+	uint64_t queue_peak_all;   /* ... over the whole run */
+	uint64_t drops, cnps, ce_marks, resent, completions, errors;
+	double gbps[SCENARIO_MAX_FLOWS]; /* each sender's average over the 2nd half */
+};
+
+/* Runs the scenario; with csv, writes the time series there (time_us, queue_bytes, cnps,
+ * then per flow its throughput and its congestion control rate, Gb/s); progress, when
+ * `progress` is set, to stderr. Returns 0, or a negative UROCE_E* code (setup failed). */
+int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scenario_result *r);
+
+#endif
