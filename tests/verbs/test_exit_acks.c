@@ -203,8 +203,13 @@ static int responder(const char *opname, const char *wayname)
 		volatile uint8_t *last = s.buf + 1024 + 63;
 		while (*last != WRITE_MARK)
 			;
-	} else if (poll_n(s.cq, &wc, 1) != 1 || wc.status != IBV_WC_SUCCESS) {
-		return RESPONDER_FAILED;
+	} else {
+		int got = poll_n(s.cq, &wc, 1);
+		if (got != 1 || wc.status != IBV_WC_SUCCESS) {
+			fprintf(stderr, "responder %s %s: %d completions, status %s\n", opname,
+				wayname, got, got == 1 ? ibv_wc_status_str(wc.status) : "-");
+			return RESPONDER_FAILED;
+		}
 	}
 	/* Leave at once, with the QP, the CQ and the device still open. */
 	switch (way) {
@@ -372,12 +377,18 @@ static int run_once(enum op op, enum way way)
 	for (int i = 0; i < n; i++)
 		ok &= wc[i].status == IBV_WC_SUCCESS;
 	ok = ok && data_ok(op);
+	if (!ok)
+		for (int i = 0; i < n; i++)
+			printf("  %s %s: the requester's completion %d of %d: %s\n", op_names[op],
+			       way_names[way], i + 1, n, ibv_wc_status_str(wc[i].status));
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	child = 0;
-	if (way == WAY_SIGKILL)
-		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	else
-		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	bool as_told = way == WAY_SIGKILL ? WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL
+					  : WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	if (!as_told)
+		fail_msg("%s %s: the responder %s %d", op_names[op], way_names[way],
+			 WIFEXITED(status) ? "exited with" : "was killed by signal",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 	assert_int_equal(ibv_destroy_qp(qp), 0);
 	fclose(in);
 	fclose(out);
