@@ -261,8 +261,6 @@ static void run_until(struct run *w, uint64_t until)
 	for (;;) {
 		uint64_t now = uroce_sim_now(w->sim), t;
 		uint64_t q = uroce_sim_link_queue_bytes(w->sim, w->bottleneck);
-		if (q > w->r->queue_peak_all)
-			w->r->queue_peak_all = q;
 		if (now >= w->half && q > w->r->queue_peak)
 			w->r->queue_peak = q;
 		pump_switch(w);
@@ -535,6 +533,7 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 	r->utilisation = (double)(bc->delivered_bytes - bl_half) * 8 / secs /
 			 (double)s->bottleneck_bps;
 	r->drops = bc->drop_queue;
+	r->queue_peak_all = bc->queue_peak_bytes;
 	r->ce_marks = bc->ce_marked;
 	r->cnps = uroce_dev_counters(w->node[w->n].dev)->np_cnp_sent;
 	teardown(w);

@@ -49,7 +49,7 @@ struct scenario_result {
 	double jain;               /* Jain's index of the senders' packets over the 2nd half */
 	double utilisation;        /* the bottleneck's wire bytes / its capacity, 2nd half */
 	uint64_t queue_peak;       /* the bottleneck's largest queue in the 2nd half, bytes */
-	uint64_t queue_peak_all;   /* ... over the whole run */
+	uint64_t queue_peak_all;   /* ... over the whole run (the link's queue_peak_bytes) */
 	uint64_t drops, cnps, ce_marks, resent, completions, errors;
 	double gbps[SCENARIO_MAX_FLOWS]; /* each sender's average over the 2nd half */
 };
