@@ -406,11 +406,11 @@ void uroce_qp_query(const struct uroce_qp *qp, struct uroce_qp_attr *attr,
 
 /* ---- creation ---- */
 
-/* UDP source port: 0xC000 | a 14-bit hash of the QP number, fixed per QP so that a flow
- * keeps one ECMP path (design.md "Addressing"; rxe does the same with another hash). */
+/* UDP source port: UROCE_QP_SPORT_MIN | a 14-bit hash of the QP number, fixed per QP so that
+ * a flow keeps one ECMP path (design.md "Addressing"; rxe does the same with another hash). */
 static uint16_t qp_sport(uint32_t qpn)
 {
-	return (uint16_t)(0xC000 | ((qpn * 0x9E3779B1u) >> 18));
+	return (uint16_t)(UROCE_QP_SPORT_MIN | ((qpn * 0x9E3779B1u) >> 18));
 }
 
 static int qp_alloc_queues(struct uroce_qp *qp, const struct uroce_qp_init_attr *attr)

@@ -13,6 +13,10 @@
 #include "eth.h"
 #include "ib.h"
 
+/* QPs send from UDP source ports at or above this one (0xC000 | a hash of the QP number):
+ * uroce's other sockets on an address bind below it, so that none takes a QP's port. */
+#define UROCE_QP_SPORT_MIN 0xC000u
+
 /* The network part of a RoCEv2 packet. */
 struct uroce_rocev2_net {
 	bool ipv6;
@@ -22,7 +26,7 @@ struct uroce_rocev2_net {
 	uint8_t hop_limit;  /* TTL */
 	uint32_t flowlabel; /* IPv6 only */
 	uint16_t ip_id;     /* IPv4 Identification (facts.md section 2: 0 from a DF socket) */
-	uint16_t sport;     /* UDP source port (0xC000 | hash of the QP for ECMP entropy) */
+	uint16_t sport;     /* UDP source port (UROCE_QP_SPORT_MIN | hash of the QP: ECMP entropy) */
 };
 
 /* Writes the packet into out[0..cap) and returns its length, or UROCE_ENOSPACE,

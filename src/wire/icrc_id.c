@@ -56,11 +56,10 @@ static uint32_t crc_linear(const uint8_t *p, size_t n)
 }
 
 /* The ICRC input is 8 bytes of ones, then the datagram up to the ICRC; the ID sits at
- * datagram bytes 4 and 5, so (len - 4) - 6 bytes follow it: the factor that carries a change
- * of the ID to the end of a datagram of len bytes. */
-static uint32_t id_shift(uint32_t len)
+ * datagram bytes 4 and 5, so (len - 4) - 6 bytes follow it. */
+static uint32_t id_after(uint32_t len)
 {
-	return x8n_mod(len - UROCE_ICRC_LEN - ID_OFF - 2);
+	return len - UROCE_ICRC_LEN - ID_OFF - 2;
 }
 
 /* L(1 << bit) for the factor of one length. */
@@ -70,17 +69,16 @@ static uint32_t id_bit_term(uint32_t shift, int bit)
 	return gf2_mulmod(crc_linear(d, 2), shift);
 }
 
-uint32_t uroce_icrc_id_change(struct uroce_icrc_id_terms *t, uint32_t len, uint16_t x)
+uint32_t uroce_icrc_u16_change(struct uroce_icrc_id_terms *t, uint32_t after, uint16_t x)
 {
 	uint32_t d = 0;
 
-	if (len < ID_OFF + 2 + UROCE_ICRC_LEN)
-		return 0;
-	if (t->len != len) {
-		uint32_t shift = id_shift(len);
+	if (t->after != after || !after) {
+		/* the factor that carries a change of the field to the end of the input */
+		uint32_t shift = x8n_mod(after);
 		for (int bit = 0; bit < 16; bit++)
 			t->v[bit] = id_bit_term(shift, bit);
-		t->len = len;
+		t->after = after;
 	}
 	for (int bit = 0; x; bit++, x >>= 1)
 		if (x & 1)
@@ -88,9 +86,16 @@ uint32_t uroce_icrc_id_change(struct uroce_icrc_id_terms *t, uint32_t len, uint1
 	return d;
 }
 
+uint32_t uroce_icrc_id_change(struct uroce_icrc_id_terms *t, uint32_t len, uint16_t x)
+{
+	if (len < ID_OFF + 2 + UROCE_ICRC_LEN)
+		return 0;
+	return uroce_icrc_u16_change(t, id_after(len), x);
+}
+
 static void basis_build(struct uroce_icrc_id_basis *b, uint32_t len)
 {
-	uint32_t shift = id_shift(len);
+	uint32_t shift = x8n_mod(id_after(len));
 
 	memset(b, 0, sizeof(*b));
 	b->len = len;

@@ -15,11 +15,18 @@
 
 #define UROCE_ICRC_ID_CACHE 16 /* bases kept by a struct uroce_icrc_id_cache (a power of 2) */
 
-/* L(1 << b) for b = 0..15, for datagrams of len bytes (0: none computed yet). */
+/* L(1 << b) for b = 0..15, for a 16-bit field with `after` bytes between it and the ICRC
+ * (0: none computed yet). */
 struct uroce_icrc_id_terms {
-	uint32_t len;
+	uint32_t after;
 	uint32_t v[16];
 };
+
+/* The change of the ICRC when a 16-bit field of the ICRC's input, followed by `after` bytes
+ * up to the ICRC, changes by x (XOR): the same for every field at that distance, so the
+ * IPv4 ID's terms and a UDP port's are one computation. The terms are computed into t when
+ * `after` is not the distance they were computed for. */
+uint32_t uroce_icrc_u16_change(struct uroce_icrc_id_terms *t, uint32_t after, uint16_t x);
 
 /* The change of the ICRC of an IPv4 RoCEv2 datagram of len bytes (IP header to ICRC, a
  * 20-byte IPv4 header) when its ID changes by x (XOR): L(x). The terms are computed into t

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The IPv4 Identification's share of the ICRC (wire/icrc_id.h): the change an ID makes,
- * checked against the ICRC computed over the changed packet; the solver from every wrong ID,
- * with and without its cache, on datagrams it does not apply to, against random corruption
- * (about 2^-16 explained by some ID), and on every RoCEv2/IPv4 packet of the rxe captures
- * (skipped without ../shared). */
+/* The IPv4 Identification's share of the ICRC (wire/icrc_id.h), and a UDP port's: the change
+ * an ID or a port makes, checked against the ICRC computed over the changed packet; the solver
+ * from every wrong ID, with and without its cache, on datagrams it does not apply to, against
+ * random corruption (about 2^-16 explained by some ID), and on every RoCEv2/IPv4 packet of
+ * the rxe captures (skipped without ../shared). */
 #include "testutil.h"
 
 #include <dirent.h>
@@ -73,6 +73,34 @@ static void test_change(void **state)
 	}
 	/* Too short to hold an ICRC after the ID. */
 	assert_int_equal(uroce_icrc_id_change(&terms, 9, 1), 0);
+}
+
+/* The same terms carry a change of the UDP source port (a send socket that could not bind
+ * the QP's port sends from another, io/udp.c): ICRC(port p ^ x) = ICRC(port p) xor the change
+ * of a field followed by the rest of the UDP header and the datagram up to the ICRC, over
+ * IPv4 and IPv6, for every length tried. */
+static void test_port_change(void **state)
+{
+	struct uroce_icrc_id_terms terms = {0};
+	uint8_t buf[BIG];
+	(void)state;
+
+	for (int v6 = 0; v6 < 2; v6++) {
+		enum uroce_icrc_kind kind = v6 ? UROCE_ICRC_ROCEV2_IPV6 : UROCE_ICRC_ROCEV2_IPV4;
+		size_t hl = v6 ? UROCE_IPV6_HLEN : UROCE_IPV4_HLEN;
+		for (size_t plen = 0; plen < 4200; plen += 307) {
+			size_t len = build(buf, sizeof(buf), plen, 0, v6);
+			uint32_t base, changed;
+			assert_int_equal(uroce_icrc(kind, buf, hl + 8, len - 4, &base), 0);
+			for (int k = 0; k < 24; k++) {
+				uint16_t x = k < 16 ? (uint16_t)(1u << k) : (uint16_t)test_rand();
+				put_be16(buf + hl, 0xC123 ^ x);
+				assert_int_equal(uroce_icrc(kind, buf, hl + 8, len - 4, &changed), 0);
+				uint32_t after = (uint32_t)(len - hl - 2 - UROCE_ICRC_LEN);
+				assert_int_equal(changed ^ base, uroce_icrc_u16_change(&terms, after, x));
+			}
+		}
+	}
 }
 
 /* From any wrong ID, the right one comes back; the packet is not changed. */
@@ -268,6 +296,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_change),
+		cmocka_unit_test(test_port_change),
 		cmocka_unit_test(test_solve_every_wrong_id),
 		cmocka_unit_test(test_solve_cache),
 		cmocka_unit_test(test_solve_not_applicable),
