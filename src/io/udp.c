@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "wire/build.h"
 #include "wire/bytes.h"
 #include "wire/ib.h"
 #include "wire/icrc.h"
@@ -66,7 +67,8 @@ struct rx_sock {
 struct tx_sock {
 	int fd;
 	bool ipv6;
-	uint16_t sport;
+	uint16_t sport;      /* the QP's: the packets' and the cache's key */
+	uint16_t wire_sport; /* the port bound: sport, unless another socket held it (tx_open) */
 	uint8_t ip[16];
 	/* The socket's own TOS (traffic class) and TTL (hop limit), set when it opens from its
 	 * first packet, or -1 (the kernel's default): packets that agree go without control
@@ -111,6 +113,7 @@ struct udp {
 	struct uroce_ipid ipid;   /* each IPv4 peer's ID sequences: which solved IDs to accept */
 	bool gso;                 /* UDP_SEGMENT in use: until the kernel refuses it */
 	struct uroce_icrc_id_terms gso_terms;
+	struct uroce_icrc_id_terms port_terms; /* for sockets bound to another port (tx_open) */
 
 	/* A sendmmsg/recvmmsg batch. Sending, message m holds segs[m] packets: one, or a GSO
 	 * run whose packet k uses iov[2k] (its bytes up to the ICRC) and iov[2k + 1] (icrc[k],
@@ -280,10 +283,34 @@ static bool tx_key_eq(const struct tx_key *a, const struct tx_key *b)
 	       !memcmp(a->ip, b->ip, a->ipv6 ? 16 : 4);
 }
 
+/* Binds fd to (ip, a free port of the QPs' range), the one after k->sport first. */
+static int tx_bind_other(int fd, const struct tx_key *k, uint16_t *wire_sport)
+{
+	const uint32_t n = 0x10000u - UROCE_QP_SPORT_MIN;
+	struct sockaddr_in6 sa;
+
+	for (uint32_t i = 1; i < n; i++) {
+		uint16_t port = (uint16_t)(UROCE_QP_SPORT_MIN + (k->sport - UROCE_QP_SPORT_MIN + i) % n);
+		socklen_t salen = make_sockaddr(&sa, k->ipv6, k->ip, port);
+		if (!bind(fd, (struct sockaddr *)&sa, salen)) {
+			*wire_sport = port;
+			return 0;
+		}
+		if (errno != EADDRINUSE)
+			return -1;
+	}
+	return -1;
+}
+
 /* A socket that sends from (ip, sport) with DF set. It never reads: a filter that keeps no
  * byte drops whatever arrives at that port, rather than let it fill a buffer nobody reads
- * (RoCEv2 traffic goes to 4791, so nothing should). */
-static int tx_open(const struct tx_key *k)
+ * (RoCEv2 traffic goes to 4791, so nothing should).
+ *
+ * A socket of another program (or of this user's without SO_REUSEPORT) may hold the port:
+ * the QP then sends from another port of its range, *wire_sport, and every packet's ICRC,
+ * which covers the port, is corrected on the way out (tx_icrc). The source port is the
+ * flow's ECMP entropy, which no receiver checks; the QP still keeps one path. */
+static int tx_open(const struct tx_key *k, uint16_t *wire_sport)
 {
 	static struct sock_filter drop_all[] = {BPF_STMT(BPF_RET | BPF_K, 0)};
 	struct sock_fprog prog = {.len = 1, .filter = drop_all};
@@ -305,7 +332,10 @@ static int tx_open(const struct tx_key *k)
 	 * there. None of them reads, so which one the kernel would give a datagram to does
 	 * not matter. */
 	err = err || setopt(fd, SOL_SOCKET, SO_REUSEPORT, 1);
-	if (err || bind(fd, (struct sockaddr *)&sa, salen) < 0) {
+	*wire_sport = k->sport;
+	if (!err && bind(fd, (struct sockaddr *)&sa, salen) < 0)
+		err = errno != EADDRINUSE || tx_bind_other(fd, k, wire_sport);
+	if (err) {
 		close(fd);
 		return -1;
 	}
@@ -339,9 +369,11 @@ static struct tx_sock *tx_get(struct udp *u, const struct tx_key *k, uint8_t tos
 			return &u->tx[idx];
 		}
 	}
-	int fd = tx_open(k);
+	uint16_t wire_sport;
+	int fd = tx_open(k, &wire_sport);
 	if (fd < 0)
 		return NULL;
+	u->c.send_port_moved += wire_sport != k->sport;
 	/* Best effort: a refused value leaves the kernel's default, which tx_fill then
 	 * overrides per packet. */
 	int level = k->ipv6 ? IPPROTO_IPV6 : IPPROTO_IP;
@@ -367,6 +399,7 @@ static struct tx_sock *tx_get(struct udp *u, const struct tx_key *k, uint8_t tos
 	s->fd = fd;
 	s->ipv6 = k->ipv6;
 	s->sport = k->sport;
+	s->wire_sport = wire_sport;
 	s->tos = own_tos;
 	s->ttl = own_ttl;
 	s->last_use = ++u->tick;
@@ -483,6 +516,28 @@ static unsigned src_ifindex(struct udp *u, const uint8_t *ip)
 	return 0;
 }
 
+/* Packet k goes out as its bytes up to the ICRC, iov[2k], and its ICRC changed by `change`,
+ * iov[2k + 1]. */
+static void tx_icrc(struct udp *u, size_t k, const struct tx_pkt *t, uint32_t change)
+{
+	put_le32(u->icrc[k], get_le32(t->payload + t->plen - UROCE_ICRC_LEN) ^ change);
+	u->iov[2 * k].iov_base = t->payload;
+	u->iov[2 * k].iov_len = t->plen - UROCE_ICRC_LEN;
+	u->iov[2 * k + 1].iov_base = u->icrc[k];
+	u->iov[2 * k + 1].iov_len = UROCE_ICRC_LEN;
+}
+
+/* The change of packet t's ICRC when it leaves from port `wire` rather than its QP's
+ * (tx_open): the port is followed by the rest of the UDP header and the UDP payload. */
+static uint32_t tx_port_change(struct udp *u, const struct tx_pkt *t, uint16_t wire)
+{
+	if (wire == t->key.sport)
+		return 0;
+	return uroce_icrc_u16_change(&u->port_terms,
+				     (uint32_t)(UROCE_UDP_HLEN - 2 + t->plen - UROCE_ICRC_LEN),
+				     (uint16_t)(t->key.sport ^ wire));
+}
+
 /* Message m of the batch: packet k's payload to dst:port, with its TOS/traffic class and
  * TTL/hop limit as ancillary data where they differ from the socket's (a TTL of 0 leaves the
  * socket's). Control messages cost the kernel a parse per datagram, and one QP's packets all
@@ -501,10 +556,15 @@ static void tx_fill(struct udp *u, size_t m, size_t k, const struct tx_pkt *t,
 	memset(h, 0, sizeof(*h));
 	h->msg_name = &u->names[m];
 	h->msg_namelen = make_sockaddr(&u->names[m], t->key.ipv6, t->dst, u->port);
-	u->iov[2 * k].iov_base = t->payload;
-	u->iov[2 * k].iov_len = t->plen;
 	h->msg_iov = &u->iov[2 * k];
-	h->msg_iovlen = 1;
+	if (ts->wire_sport == t->key.sport) {
+		u->iov[2 * k].iov_base = t->payload;
+		u->iov[2 * k].iov_len = t->plen;
+		h->msg_iovlen = 1;
+	} else {
+		tx_icrc(u, k, t, tx_port_change(u, t, ts->wire_sport));
+		h->msg_iovlen = 2;
+	}
 	u->segs[m] = 1;
 	/* CMSG_NXTHDR reads the next header's length: no stale bytes of a receive there. */
 	memset(u->ctl[m].b, 0, sizeof(u->ctl[m].b));
@@ -528,23 +588,20 @@ static void tx_fill(struct udp *u, size_t m, size_t k, const struct tx_pkt *t,
 		h->msg_control = NULL;
 }
 
-/* Packet k goes out as segment `seg` of GSO message m: its bytes up to the ICRC, then the
- * ICRC for the ID the kernel will give it (unchanged over IPv6, which has no ID). With
+/* Packet k goes out as segment `seg` of GSO message m through ts: its ICRC for the ID the
+ * kernel will give it (unchanged over IPv6, which has no ID) and the socket's port. With
  * UDP_SEGMENT the kernel cuts one send into datagrams of gso_size bytes, each with its own IP
  * header; from an unconnected IPv4 socket with DF, segment k carries ID k (the first one 0,
  * as a plain send; checked on kernel 6.18, docs/udp.md "GSO"), and the ICRC covers the ID. */
-static void tx_segment(struct udp *u, size_t k, uint32_t seg, const struct tx_pkt *t)
+static void tx_segment(struct udp *u, size_t k, uint32_t seg, const struct tx_pkt *t,
+		       const struct tx_sock *ts)
 {
-	uint32_t icrc = get_le32(t->payload + t->plen - UROCE_ICRC_LEN);
+	uint32_t change = tx_port_change(u, t, ts->wire_sport);
 
 	if (!t->key.ipv6)
-		icrc ^= uroce_icrc_id_change(&u->gso_terms, (uint32_t)(HDR4 + t->plen),
-					     (uint16_t)(t->id ^ seg));
-	put_le32(u->icrc[k], icrc);
-	u->iov[2 * k].iov_base = t->payload;
-	u->iov[2 * k].iov_len = t->plen - UROCE_ICRC_LEN;
-	u->iov[2 * k + 1].iov_base = u->icrc[k];
-	u->iov[2 * k + 1].iov_len = UROCE_ICRC_LEN;
+		change ^= uroce_icrc_id_change(&u->gso_terms, (uint32_t)(HDR4 + t->plen),
+					       (uint16_t)(t->id ^ seg));
+	tx_icrc(u, k, t, change);
 }
 
 /* Whether packet t (k-th of the batch) may join message m as one more GSO segment: the
@@ -573,19 +630,19 @@ static bool tx_gso_fits(const struct udp *u, size_t m, const struct tx_pkt *firs
 /* Adds packet t, the k-th of the batch, to message m as a GSO segment; `first` is the
  * message's first packet, the (k - segs[m])-th. */
 static void tx_gso_add(struct udp *u, size_t m, size_t k, const struct tx_pkt *first,
-		       const struct tx_pkt *t)
+		       const struct tx_pkt *t, const struct tx_sock *ts)
 {
 	struct msghdr *h = &u->msgs[m].msg_hdr;
 
 	if (u->segs[m] == 1) {
 		uint16_t size = (uint16_t)t->plen;
-		tx_segment(u, k - 1, 0, first);
+		tx_segment(u, k - 1, 0, first, ts);
 		h->msg_control = u->ctl[m].b; /* NULL when tx_fill had nothing for it */
 		tx_cmsg(h, (struct cmsghdr *)(u->ctl[m].b + h->msg_controllen), SOL_UDP,
 			UDP_SEGMENT, &size, sizeof(size));
 		h->msg_iovlen = 2;
 	}
-	tx_segment(u, k, u->segs[m], t);
+	tx_segment(u, k, u->segs[m], t, ts);
 	h->msg_iovlen += 2;
 	u->segs[m]++;
 }
@@ -665,7 +722,7 @@ static void tx_send_grouped(struct udp *u, const struct tx_pkt *t, size_t m)
 				continue;
 			}
 			if (nmsg && tx_gso_fits(u, nmsg - 1, first, &t[k])) {
-				tx_gso_add(u, nmsg - 1, run, first, &t[k]);
+				tx_gso_add(u, nmsg - 1, run, first, &t[k], ts);
 			} else {
 				tx_fill(u, nmsg++, run, &t[k], ts);
 				first = &t[k];

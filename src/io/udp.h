@@ -78,6 +78,7 @@ struct uroce_udp_cfg {
 	X(send_errors, "dropped: any other send error (no route, ...)")                       \
 	X(gso_refused, "GSO calls the kernel refused (GSO then off; their datagrams in send_errors)") \
 	X(send_sockets, "send sockets opened")                                                \
+	X(send_port_moved, "of those: bound to another port of the QPs' range, another socket held the QP's") \
 	X(send_evictions, "send sockets closed to make room in the cache")                    \
 	X(received, "datagrams read from the receive sockets")                                \
 	X(recv_errors, "receive calls that failed with something else than EAGAIN")           \

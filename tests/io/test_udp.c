@@ -917,6 +917,80 @@ static void test_send_socket_cache(void **state)
 	rx_free(&r);
 }
 
+/* A QP's source port held by a socket that is not a uroce send socket (another program's, or
+ * uroce's own forwarding socket once took one): the QP's packets leave from another port of
+ * the QPs' range, with the ICRC corrected for it, alone and as GSO segments, over IPv4 and
+ * IPv6; nothing is dropped, and the receiver sees every byte as built but the port and the
+ * ICRC. */
+static void test_send_port_taken(void **state)
+{
+	static uint8_t bufs[8][1200];
+	struct uroce_io_pkt out[8];
+	size_t lens[8];
+	struct rxbuf r;
+	(void)state;
+
+	rx_init(&r, 16, BIG);
+	for (int v6 = 0; v6 < 2; v6++) {
+		const struct uroce_io_addr *src = v6 ? &lo6 : &a4[0], *dst = v6 ? &lo6 : &a4[1];
+		uint16_t qp_port = (uint16_t)(sport_base + 7 + v6);
+		struct uroce_io *a = NULL, *b = NULL;
+		int err = open_cfg(&a, src, 1, NULL, 0, 0);
+		if (v6 && err == UROCE_EINVAL) {
+			print_message("IPv6 part skipped: no IPv6 loopback (::1) to bind\n");
+			break;
+		}
+		assert_int_equal(err, 0);
+		b = v6 ? a : open_one(dst);
+		struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_port = htons(qp_port)};
+		struct sockaddr_in *sa4 = (struct sockaddr_in *)(void *)&sa;
+		if (v6) {
+			memcpy(&sa.sin6_addr, lo6.ip, 16);
+		} else {
+			sa4->sin_family = AF_INET;
+			memcpy(&sa4->sin_addr, a4[0].ip, 4);
+		}
+		int holder = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM, 0);
+		assert_true(holder >= 0);
+		assert_int_equal(bind(holder, (struct sockaddr *)&sa,
+				      v6 ? sizeof(sa) : sizeof(*sa4)), 0);
+		for (size_t i = 0; i < 8; i++) {
+			struct pkt_spec s = {.src = src, .dst = dst, .psn = (uint32_t)i,
+					     .payload_len = i < 2 ? 3 + 100 * i : 1024,
+					     .sport = qp_port};
+			lens[i] = build(bufs[i], sizeof(bufs[i]), &s);
+			out[i] = (struct uroce_io_pkt){.data = bufs[i], .len = (uint32_t)lens[i]};
+		}
+		/* one by one, then six equal ones: GSO segments */
+		send_ok(a, bufs[0], lens[0]);
+		send_ok(a, bufs[1], lens[1]);
+		assert_int_equal(uroce_io_send(a, out + 2, 6), 6);
+		assert_int_equal(recv_until(b, &r, 8), 8);
+		size_t hl = v6 ? UROCE_IPV6_HLEN : UROCE_IPV4_HLEN;
+		uint16_t wire = get_be16(r.pkts[0].data + hl);
+		assert_true(wire != qp_port && wire >= UROCE_QP_SPORT_MIN);
+		for (size_t i = 0; i < 8; i++) {
+			const struct uroce_io_pkt *p = &r.pkts[i];
+			assert_int_equal(p->len, lens[i]);
+			assert_int_equal(icrc_status(p->data, p->len), UROCE_CRC_OK);
+			assert_int_equal(get_be16(p->data + hl), wire);
+			if (!v6) /* the ID: 0, or the GSO segment's */
+				assert_memory_equal(p->data + 6, bufs[i] + 6, 4);
+			assert_memory_equal(p->data + hl + 2, bufs[i] + hl + 2, lens[i] - hl - 2 - 4);
+		}
+		const union uroce_udp_counters *c = uroce_udp_counters(a);
+		assert_int_equal(c->send_port_moved, 1);
+		assert_int_equal(c->send_sockets, 1);
+		assert_int_equal(c->sent, 8);
+		assert_int_equal(c->send_socket_errors, 0);
+		close(holder);
+		if (b != a)
+			uroce_io_close(b);
+		uroce_io_close(a);
+	}
+	rx_free(&r);
+}
+
 /* ---- the IPv4 Identification solver ---- */
 
 /* A sender that puts a nonzero ID in the header it covers with the ICRC (as rxe does): the
@@ -1380,6 +1454,7 @@ int main(void)
 		cmocka_unit_test(test_multicast),
 		cmocka_unit_test(test_send_refuses),
 		cmocka_unit_test(test_send_socket_cache),
+		cmocka_unit_test(test_send_port_taken),
 		cmocka_unit_test(test_ip_id_solved_end_to_end),
 		cmocka_unit_test(test_ip_id_corrupted_not_accepted),
 		cmocka_unit_test(test_ip_id_random_icrcs),
