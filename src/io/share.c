@@ -704,6 +704,31 @@ static int page_open(struct uroce_share_group *g, const struct uroce_io_addr *ad
 	return 0;
 }
 
+/* Binds fd to sa's address and a free port below the QPs' source ports, from a random start.
+ * A port the kernel picked (bind to port 0) could be one a QP of this process or another one
+ * sends from, whose send socket then could not bind it: the QP's packets would be lost, the
+ * last ACK of a program that exits among them (test_exit_acks saw it about once in 8000
+ * runs). Ports 0x8000 up to the QPs' are the lower half of Linux's ephemeral range. */
+static int bind_below_qp_ports(int fd, struct sockaddr_in6 *sa, socklen_t len)
+{
+	const uint32_t lo = 0x8000, n = UROCE_QP_SPORT_MIN - lo;
+	struct sockaddr_in *sa4 = (struct sockaddr_in *)(void *)sa;
+	uint32_t start = (uint32_t)(random64() % n);
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint16_t port = htons((uint16_t)(lo + (start + i) % n));
+		if (sa->sin6_family == AF_INET6)
+			sa->sin6_port = port;
+		else
+			sa4->sin_port = port;
+		if (!bind(fd, (struct sockaddr *)sa, len))
+			return 0;
+		if (errno != EADDRINUSE)
+			return -1;
+	}
+	return -1;
+}
+
 /* The group's forwarding socket (struct uroce_share_group). */
 static int fwd_open(struct uroce_share_group *g)
 {
@@ -732,7 +757,7 @@ static int fwd_open(struct uroce_share_group *g)
 	int df = g->addr.ipv6 ? 0 : IP_PMTUDISC_DO;
 	if (g->fwd_fd < 0 ||
 	    (!g->addr.ipv6 && setsockopt(g->fwd_fd, IPPROTO_IP, IP_MTU_DISCOVER, &df, sizeof(df))) ||
-	    bind(g->fwd_fd, (struct sockaddr *)&sa, len) ||
+	    bind_below_qp_ports(g->fwd_fd, &sa, len) ||
 	    getsockname(g->fwd_fd, (struct sockaddr *)&sa, &len))
 		return UROCE_EIO;
 	(void)setsockopt(g->fwd_fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
