@@ -379,8 +379,10 @@ static int run_once(enum op op, enum way way)
 	ok = ok && data_ok(op);
 	if (!ok)
 		for (int i = 0; i < n; i++)
-			printf("  %s %s: the requester's completion %d of %d: %s\n", op_names[op],
-			       way_names[way], i + 1, n, ibv_wc_status_str(wc[i].status));
+			printf("  %s %s: the requester's completion %d of %d: %s (QP 0x%06x to "
+			       "0x%06x)\n",
+			       op_names[op], way_names[way], i + 1, n,
+			       ibv_wc_status_str(wc[i].status), me.qpn, peer.qpn);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	child = 0;
 	bool as_told = way == WAY_SIGKILL ? WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL
