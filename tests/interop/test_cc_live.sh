@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# DCQCN on a real network (docs/congestion.md "On a real network"): two unmodified ib_write_bw
+# senders over uroce, each in its own network namespace, write to two receivers in a third
+# through a bridge whose port towards them is the bottleneck: a tbf qdisc at RATE (the real
+# queue, LIMIT bytes deep, which drops what does not fit) and a tc egress BPF program
+# (cc_bottleneck.bpf.c, built here with clang) that marks ECN-capable packets CE with RED's
+# probability on a virtual queue draining at 95 % of RATE, as a congested switch port would.
+#
+#  - UROCE_CC=none: nothing is ECN-capable, so nothing is marked; the real queue fills and
+#    drops, and the senders recover by go-back-N;
+#  - UROCE_CC=dcqcn: the receivers answer marks with CNPs, the senders' DCQCN cuts their
+#    rates: CNPs sent and handled, fewer drops than without, and both flows get a share.
+# Each run prints both flows' rates, Jain's index, the link's utilisation, the real queue's
+# peak (sampled) and drops, the marks, CNPs and retransmissions. The marked packets and the
+# CNPs are captured on the bottleneck port: they must decode in tshark with no malformed
+# packet and every ICRC verifying (icrc_check.py). Needs root (namespaces, tc, BPF).
+# UROCE_CC_LIVE_SECONDS sets each run's length (default 4).
+set -u
+. "$(dirname "$0")/lib.sh"
+ic_need iproute2 ip tc ss
+ic_need perftest ib_write_bw
+ic_need clang clang
+ic_need tshark tshark dumpcap
+[ "$(id -u)" -eq 0 ] || ic_skip "needs root for network namespaces, tc and BPF"
+
+RATE_MBIT=200
+# The real queue: 128 KiB, 5 ms at RATE, less than the two flows' windows (128 packets each),
+# so that without congestion control it overflows.
+LIMIT=131072
+# RED on the virtual queue: none below KMIN bytes, PMAX_PPM per million at KMAX, all above.
+# The paper's 5 KB / 200 KB / 1 % is for 40 Gb/s; at 200 Mb/s, 200 KB is 8 ms of queue, and
+# the virtual queue is as deep as the real one: KMAX is brought within it, Pmax raised.
+KMIN=5000 KMAX=50000 PMAX_PPM=200000
+SECS=${UROCE_CC_LIVE_SECONDS:-4}
+# DCQCN's defaults are for a 25 Gb/s port; this link is 200 Mb/s: the senders' line rate is
+# 1 Gb/s, and the paper's increases (R_AI 40 Mb/s, R_HAI 400 Mb/s, B 10 MB for 40 Gb/s
+# links) are scaled by the link's speed, 1/200.
+DCQCN=dcqcn,line_rate=1g,ai_rate=200k,hai_rate=2m,byte_reset=50k
+
+ns_s1=uroce-cs1-$$ ns_s2=uroce-cs2-$$ ns_r=uroce-cr-$$ ns_w=uroce-cw-$$
+bgs=()
+cleanup()
+{
+	local ns p
+	for p in "${bgs[@]}"; do kill "$p" 2>/dev/null; done
+	for ns in "$ns_s1" "$ns_s2" "$ns_r" "$ns_w"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	ic_cleanup
+}
+trap cleanup EXIT
+
+obj=$IC_TMP/cc_bottleneck.bpf.o
+if ! clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)" \
+	-DVQ_RATE=$((RATE_MBIT * 1000000 / 8 * 95 / 100)) -DVQ_LIMIT=$LIMIT -DKMIN=$KMIN -DKMAX=$KMAX \
+	-DPMAX_PPM=$PMAX_PPM \
+	-c "$IC_HERE/cc_bottleneck.bpf.c" -o "$obj" 2>"$IC_TMP/clang.err"; then
+	ic_fail bpf.build "clang could not build the marking program"
+	ic_show clang "$IC_TMP/clang.err"
+	ic_finish
+fi
+
+for ns in "$ns_s1" "$ns_s2" "$ns_r" "$ns_w"; do
+	ip netns add "$ns" || ic_skip "cannot create a network namespace"
+	ip -n "$ns" link set lo up
+done
+ip -n "$ns_w" link add br0 type bridge || ic_skip "cannot create a bridge"
+for end in "$ns_s1:p1:10.79.0.1" "$ns_s2:p2:10.79.0.2" "$ns_r:pr:10.79.0.3"; do
+	IFS=: read -r ns port ip4 <<<"$end"
+	ip link add u0 netns "$ns" type veth peer name "$port" netns "$ns_w" ||
+		ic_skip "cannot create a veth pair"
+	ip -n "$ns_w" link set "$port" master br0 up
+	# GSO sends are cut into datagrams at the sender (docs/udp.md "GSO"), as a wire carries
+	# them: the bottleneck queues and marks datagrams, and the capture shows each one.
+	ip -n "$ns" link set u0 up gso_max_segs 1
+	ip -n "$ns" addr add "$ip4/24" dev u0
+done
+ip -n "$ns_r" addr add 10.79.0.4/24 dev u0
+ip -n "$ns_w" link set br0 up
+# A veth hands what it sends to the backlog of the CPU that sends it, and the bottleneck's
+# queue is emptied by whichever CPU its timer or a sender runs on: two datagrams of a flow
+# could meet the receiver in the other order, which an RC receiver answers with a NAK and a
+# go-back-N, as on any network that reorders. A wire does not reorder: RPS takes every
+# datagram a veth receives to one CPU's backlog, in the order sent.
+for end in "$ns_s1:u0" "$ns_s2:u0" "$ns_r:u0" "$ns_w:p1" "$ns_w:p2" "$ns_w:pr"; do
+	ip netns exec "${end%:*}" sh -c "echo 1 >/sys/class/net/${end#*:}/queues/rx-0/rps_cpus" ||
+		ic_skip "cannot steer a veth's packets to one CPU (RPS)"
+done
+# The bottleneck: the bridge's port towards the receivers.
+tcw() { ip netns exec "$ns_w" tc "$@"; }
+if ! tcw qdisc add dev pr root tbf rate ${RATE_MBIT}mbit burst 16kb limit $LIMIT ||
+	! tcw qdisc add dev pr clsact ||
+	! tcw filter add dev pr egress bpf da obj "$obj" sec tc 2>"$IC_TMP/tc.err"; then
+	ic_fail bpf.load "the bottleneck could not be set up (tbf, clsact, the BPF program)"
+	ic_show tc "$IC_TMP/tc.err"
+	ic_finish
+fi
+ic_pass bottleneck "tbf ${RATE_MBIT} Mbit/s, $LIMIT bytes; CE marks on a virtual queue at 95 %"
+
+# counter FILE NAME: the device's counter NAME in the UROCE_STATS=1 report in FILE
+counter() { awk -v k="$2" '$1 == k { print $2; found = 1; exit } END { if (!found) print 0 }' "$1"; }
+# the tbf's drops so far
+tbf_dropped() { tcw -s qdisc show dev pr | awk '/^qdisc tbf/ { t = 1 } t && /dropped/ { gsub(/[(),]/, ""); for (i = 1; i <= NF; i++) if ($i == "dropped") { print $(i + 1); exit } }'; }
+# the tbf's backlog in bytes, sampled every 50 ms into $1 until killed
+sample_backlog()
+{
+	while :; do
+		tcw -s qdisc show dev pr | awk '/^qdisc tbf/ { t = 1 } t && /backlog/ {
+			v = $2; sub("b$", "", v); if (v ~ /K$/) { sub("K", "", v); v *= 1024 }
+			else if (v ~ /M$/) { sub("M", "", v); v *= 1048576 }; print v; exit }'
+		sleep 0.05
+	done >"$1"
+}
+# in NS, UROCE_IP=IP, with ENV...: ib_write_bw ARGS
+wbw() # NS IP OUT CC ARGS...
+{
+	local ns=$1 ip=$2 out=$3 cc=$4
+	shift 4
+	ic_cmd UROCE_IP="$ip" UROCE_STATS=1 UROCE_CC="$cc" -- \
+		ib_write_bw -d uroce0 -x 0 -s 65536 -D "$SECS" "$@"
+	ip netns exec "$ns" "${IC_CMD[@]}" >"$out" 2>&1 </dev/null
+}
+# BW average (MB/s) of a perftest client output
+bw_of() { awk '$1 == 65536 && NF >= 5 { v = $4 } END { print v + 0 }' "$1"; }
+
+declare -A R
+run() # NAME CC
+{
+	local name=$1 cc=$2 d0 spids=() cpids=() i rc=0 cap=$IC_TMP/$1.pcap
+	d0=$(tbf_dropped)
+	sample_backlog "$IC_TMP/$name.backlog" &
+	bgs+=($!)
+	local sampler=$!
+	ip netns exec "$ns_w" dumpcap -q -i pr -c 3000 \
+		-f "udp port 4791 and (udp[8] = 0x81 or ip[1] & 3 = 3)" -w "$cap" \
+		2>"$IC_TMP/$name.dumpcap" &
+	local dc=$!
+	bgs+=($dc)
+	for _ in $(seq 100); do
+		grep -qs "Capturing on" "$IC_TMP/$name.dumpcap" && break
+		sleep 0.1
+	done
+	for i in 1 2; do
+		wbw "$ns_r" 10.79.0.$((i + 2)) "$IC_TMP/$name.server$i" none -p $((19400 + i)) &
+		spids+=($!)
+	done
+	for _ in $(seq 300); do
+		[ "$(ip netns exec "$ns_r" ss -ltn | grep -cE ':1940[12] ')" = 2 ] && break
+		sleep 0.1
+	done
+	wbw "$ns_s1" 10.79.0.1 "$IC_TMP/$name.client1" "$cc" -p 19401 10.79.0.3 &
+	cpids+=($!)
+	wbw "$ns_s2" 10.79.0.2 "$IC_TMP/$name.client2" "$cc" -p 19402 10.79.0.4 &
+	cpids+=($!)
+	for i in "${cpids[@]}" "${spids[@]}"; do wait "$i" || rc=1; done
+	kill "$sampler" "$dc" 2>/dev/null
+	wait "$sampler" "$dc" 2>/dev/null
+	tcw -s qdisc show dev pr >"$IC_TMP/$name.tc"
+	if [ $rc != 0 ]; then
+		ic_fail "$name.run" "a program failed"
+		for i in server1 server2 client1 client2; do ic_show "$i" "$IC_TMP/$name.$i"; done
+		return 1
+	fi
+	local b1 b2 drops peak marks cnps handled resent
+	b1=$(bw_of "$IC_TMP/$name.client1") b2=$(bw_of "$IC_TMP/$name.client2")
+	drops=$(($(tbf_dropped) - d0))
+	# the queue's peak over the run, and over its second half (after the start, when every
+	# sender leaves at its line rate)
+	peak=$(sort -n "$IC_TMP/$name.backlog" | tail -1)
+	local n half
+	n=$(wc -l <"$IC_TMP/$name.backlog")
+	half=$(tail -n $((n / 2)) "$IC_TMP/$name.backlog" | sort -n | tail -1)
+	marks=$(($(counter "$IC_TMP/$name.server1" np_ecn_marked_roce_packets) +
+		$(counter "$IC_TMP/$name.server2" np_ecn_marked_roce_packets)))
+	cnps=$(($(counter "$IC_TMP/$name.server1" np_cnp_sent) +
+		$(counter "$IC_TMP/$name.server2" np_cnp_sent)))
+	handled=$(($(counter "$IC_TMP/$name.client1" rp_cnp_handled) +
+		$(counter "$IC_TMP/$name.client2" rp_cnp_handled)))
+	resent=$(($(counter "$IC_TMP/$name.client1" retransmitted_pkts) +
+		$(counter "$IC_TMP/$name.client2" retransmitted_pkts)))
+	R[$name.b1]=$b1 R[$name.b2]=$b2 R[$name.drops]=$drops R[$name.peak]=${peak:-0} R[$name.half]=${half:-0}
+	R[$name.marks]=$marks R[$name.cnps]=$cnps R[$name.handled]=$handled R[$name.resent]=$resent
+	R[$name.jain]=$(awk -v a="$b1" -v b="$b2" 'BEGIN { s = a + b; q = a * a + b * b;
+		printf "%.3f", (q > 0 ? s * s / (2 * q) : 0) }')
+	R[$name.util]=$(awk -v a="$b1" -v b="$b2" -v r=$RATE_MBIT 'BEGIN {
+		printf "%.2f", (a + b) * 8 / r }')
+	printf '%-6s flows %6.2f + %6.2f MB/s  Jain %s  utilisation %s  queue peak %7d B (second half %7d B)  drops %6d  marks %6d  CNPs %5d (handled %5d)  resent %6d\n' \
+		"$name" "$b1" "$b2" "${R[$name.jain]}" "${R[$name.util]}" "${R[$name.peak]}" "${R[$name.half]}" "$drops" \
+		"$marks" "$cnps" "$handled" "$resent"
+	return 0
+}
+
+if run none none; then
+	if [ "${R[none.marks]}" = 0 ] && [ "${R[none.cnps]}" = 0 ] && [ "${R[none.drops]}" -gt 0 ] &&
+		[ "${R[none.peak]}" -ge $((LIMIT * 3 / 4)) ]; then
+		ic_pass none "nothing marked, no CNP; the queue filled (${R[none.peak]} B) and dropped ${R[none.drops]}"
+	else
+		ic_fail none "expected no mark, no CNP, and a full queue that drops"
+	fi
+fi
+if run dcqcn "$DCQCN"; then
+	if [ "${R[dcqcn.marks]}" -gt 0 ] && [ "${R[dcqcn.cnps]}" -gt 0 ] &&
+		[ "${R[dcqcn.handled]}" -gt 0 ]; then
+		ic_pass dcqcn.cnps "${R[dcqcn.marks]} marked, ${R[dcqcn.cnps]} CNPs, ${R[dcqcn.handled]} handled"
+	else
+		ic_fail dcqcn.cnps "marks, CNPs or their handling missing"
+	fi
+	# The two flows share: each has at least a quarter of the link's, which a flow starved
+	# by the other would not.
+	if awk -v a="${R[dcqcn.b1]}" -v b="${R[dcqcn.b2]}" -v r=$RATE_MBIT \
+		'BEGIN { exit !(a * 8 >= r / 4 && b * 8 >= r / 4) }'; then
+		ic_pass dcqcn.share "Jain ${R[dcqcn.jain]}, utilisation ${R[dcqcn.util]}"
+	else
+		ic_fail dcqcn.share "a flow got less than a quarter of the link"
+	fi
+	# Once the start's line-rate burst is absorbed, the queue stays short, and it drops
+	# (almost) nothing: at most a tenth of what it dropped without congestion control
+	# (measured: none, against 80 000 to 100 000).
+	if [ "${R[none.drops]:-0}" -gt 0 ] && [ $((R[dcqcn.drops] * 10)) -le "${R[none.drops]}" ] &&
+		[ "${R[dcqcn.half]}" -lt $((LIMIT / 2)) ]; then
+		ic_pass dcqcn.queue "peak ${R[dcqcn.half]} B over the second half, ${R[dcqcn.drops]} drops; without: ${R[none.half]} B, ${R[none.drops]} drops"
+	else
+		ic_fail dcqcn.queue "queue peak ${R[dcqcn.half]} B over the second half (at most $((LIMIT / 2))), ${R[dcqcn.drops]} drops (at most a tenth of ${R[none.drops]:-?})"
+	fi
+	cap=$IC_TMP/dcqcn.pcap
+	n=$(tshark -r "$cap" -Y "infiniband.bth.opcode == 129" 2>/dev/null | wc -l)
+	bad=$(tshark -r "$cap" -Y "_ws.malformed" 2>/dev/null | wc -l)
+	if [ "$n" -gt 0 ] && [ "$bad" = 0 ] && python3 "$IC_HERE/icrc_check.py" "$cap" >"$IC_TMP/icrc" 2>&1; then
+		ic_pass dcqcn.capture "$n CNPs and the CE-marked packets decode, every ICRC verifies ($(cat "$IC_TMP/icrc"))"
+	else
+		ic_fail dcqcn.capture "$n CNPs captured, $bad malformed, or an ICRC failed"
+		ic_show icrc_check.py "$IC_TMP/icrc"
+	fi
+fi
+ic_finish
