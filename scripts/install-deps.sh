@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
 	ca-certificates
 	gcc make cmake pkg-config      # the build
-	clang                          # CI's second compiler (-Werror), and the fuzz targets
+	clang                          # CI's second compiler (-Werror), the fuzz targets, the live CC test's BPF
 	libpcap-dev                    # uroce-dump: capture files and live capture
 	libisal-dev                    # fast CRC-32 (ICRC)
 	libcmocka-dev                  # unit tests
