@@ -24,19 +24,22 @@ ic_need clang clang
 ic_need tshark tshark dumpcap
 [ "$(id -u)" -eq 0 ] || ic_skip "needs root for network namespaces, tc and BPF"
 
+# Every size and rate below scales with the link's. At 200 Mb/s the senders fill it in
+# sanitizer builds too (ThreadSanitizer's: 17 MB/s of the 25 without congestion control).
 RATE_MBIT=200
-# The real queue: 128 KiB, 5 ms at RATE, less than the two flows' windows (128 packets each),
-# so that without congestion control it overflows.
-LIMIT=131072
+# The real queue: 5 ms at the link's rate (128 KiB at 200 Mb/s), less than the two flows'
+# windows (128 packets each), so that without congestion control it overflows.
+LIMIT=$((131072 * RATE_MBIT / 200))
 # RED on the virtual queue: none below KMIN bytes, PMAX_PPM per million at KMAX, all above.
 # The paper's 5 KB / 200 KB / 1 % is for 40 Gb/s; at 200 Mb/s, 200 KB is 8 ms of queue, and
 # the virtual queue is as deep as the real one: KMAX is brought within it, Pmax raised.
-KMIN=5000 KMAX=50000 PMAX_PPM=200000
+KMIN=$((5000 * RATE_MBIT / 200)) KMAX=$((50000 * RATE_MBIT / 200)) PMAX_PPM=200000
 SECS=${UROCE_CC_LIVE_SECONDS:-4}
-# DCQCN's defaults are for a 25 Gb/s port; this link is 200 Mb/s: the senders' line rate is
-# 1 Gb/s, and the paper's increases (R_AI 40 Mb/s, R_HAI 400 Mb/s, B 10 MB for 40 Gb/s
-# links) are scaled by the link's speed, 1/200.
-DCQCN=dcqcn,line_rate=1g,ai_rate=200k,hai_rate=2m,byte_reset=50k
+# DCQCN's defaults are for a 25 Gb/s port: here the senders' line rate is 5 times the link's,
+# and the paper's increases (R_AI 40 Mb/s, R_HAI 400 Mb/s, B 10 MB for 40 Gb/s links) are
+# scaled by the link's speed (1/200 at 200 Mb/s).
+DCQCN=dcqcn,line_rate=$((RATE_MBIT * 5))m,ai_rate=${RATE_MBIT}k,hai_rate=$((RATE_MBIT * 10))k
+DCQCN=$DCQCN,byte_reset=$((RATE_MBIT * 250))
 
 ns_s1=uroce-cs1-$$ ns_s2=uroce-cs2-$$ ns_r=uroce-cr-$$ ns_w=uroce-cw-$$
 bgs=()
@@ -97,7 +100,7 @@ if ! tcw qdisc add dev pr root tbf rate ${RATE_MBIT}mbit burst 16kb limit $LIMIT
 	ic_show tc "$IC_TMP/tc.err"
 	ic_finish
 fi
-ic_pass bottleneck "tbf ${RATE_MBIT} Mbit/s, $LIMIT bytes; CE marks on a virtual queue at 95 %"
+ic_pass bottleneck "tbf ${RATE_MBIT} Mbit/s, $LIMIT bytes; CE marks on a virtual queue at 95 %; senders: $DCQCN"
 
 # counter FILE NAME: the device's counter NAME in the UROCE_STATS=1 report in FILE
 counter() { awk -v k="$2" '$1 == k { print $2; found = 1; exit } END { if (!found) print 0 }' "$1"; }
@@ -207,13 +210,13 @@ if run dcqcn "$DCQCN"; then
 	else
 		ic_fail dcqcn.cnps "marks, CNPs or their handling missing"
 	fi
-	# The two flows share: each has at least a quarter of the link's, which a flow starved
-	# by the other would not.
+	# The two flows share: each has at least a fifth of the link's, which a flow starved by
+	# the other would not (measured: 0.34 to 0.48 of it, 0.26 under ThreadSanitizer).
 	if awk -v a="${R[dcqcn.b1]}" -v b="${R[dcqcn.b2]}" -v r=$RATE_MBIT \
-		'BEGIN { exit !(a * 8 >= r / 4 && b * 8 >= r / 4) }'; then
+		'BEGIN { exit !(a * 8 >= r / 5 && b * 8 >= r / 5) }'; then
 		ic_pass dcqcn.share "Jain ${R[dcqcn.jain]}, utilisation ${R[dcqcn.util]}"
 	else
-		ic_fail dcqcn.share "a flow got less than a quarter of the link"
+		ic_fail dcqcn.share "a flow got less than a fifth of the link"
 	fi
 	# Once the start's line-rate burst is absorbed, the queue stays short, and it drops
 	# (almost) nothing: at most a tenth of what it dropped without congestion control
