@@ -2,7 +2,7 @@
 /* uroce-dump end to end, minus the capture reader: a few frames go through the tool's
  * dissection and every output mode (one line, -V, JSON, -T fields with every field under two
  * sets of -E options) into /dev/null, and all of them through one --flows analysis, printed
- * as text and as JSON. Several frames per input let the fuzzer reach the per-QP state of the
+ * as text and as JSON, with its time series (--series, a 10 us step) written as CSV. Several frames per input let the fuzzer reach the per-QP state of the
  * flow analysis (PSN tracking, retransmissions, READ matching), not only one packet's view.
  *
  * Input: records of
@@ -115,6 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t off = 0;
 
 	FUZZ_CHECK(flows);
+	FUZZ_CHECK(flows_series_enable(flows, 10000) == 0);
 	fields_out_header(devnull, &all_fields);
 	fields_out_header(devnull, &all_fields_alt);
 	for (unsigned n = 1; n <= MAX_FRAMES && off + REC_HDR <= size; n++) {
@@ -145,6 +146,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FUZZ_CHECK(flows_print(flows, devnull, false) == 0);
 	FUZZ_CHECK(flows_print(flows, devnull, true) == 0);
+	struct flows_series_block *blocks;
+	FUZZ_CHECK(flows_series_csv(flows, devnull, &blocks) >= 0);
+	free(blocks);
 	flows_free(flows);
 	return 0;
 }

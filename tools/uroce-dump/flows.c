@@ -35,6 +35,7 @@ enum {
 	PAIR_TRIES = 64,          /* packets of an unpaired flow that trigger a pairing attempt */
 	IB_MTU_MIN = 256,         /* IBA path MTUs, to bound a READ's PSN span while the MTU */
 	IB_MTU_MAX = 4096,        /* of the flow is still unknown */
+	SERIES_STEPS_MAX = 1 << 20, /* time-series steps kept over all flows (32 MiB) */
 };
 
 /* Which PSNs were seen, for the SEEN_WINDOW PSNs up to the newest one. */
@@ -222,6 +223,13 @@ struct opcount {
 	uint8_t opcode;
 };
 
+/* One step of a flow's time series (flows_series_enable). */
+struct step {
+	uint64_t bytes;
+	uint32_t pkts, ce, cnp, retx;
+	uint32_t psn; /* the highest new request PSN so far, from the flow's first one */
+};
+
 struct flow {
 	struct flow_key key;
 	uint32_t id; /* 1-based, in order of first packet */
@@ -239,6 +247,10 @@ struct flow {
 	uint32_t n_ops, cap_ops;
 	struct req_half *req;
 	struct resp_half *resp;
+	struct step *steps; /* the time series: steps[i] is step first_step + i */
+	uint32_t first_step, n_steps, cap_steps;
+	uint32_t psn0;      /* the first new request PSN, for step.psn */
+	bool psn0_set;
 };
 
 struct flows {
@@ -249,6 +261,9 @@ struct flows {
 	uint64_t frames, ib_frames, other_frames, malformed, dropped, alloc_failures;
 	uint64_t first_ts, last_ts;
 	uint32_t listed;
+	uint64_t step_ns;     /* the time series' step; 0: no series */
+	uint64_t steps_kept;  /* over all flows, at most SERIES_STEPS_MAX */
+	uint64_t steps_missed; /* packets past that limit, not in the series */
 };
 
 static uint64_t xorshift64(uint64_t *s)
@@ -1050,6 +1065,83 @@ static void flow_count(struct flows *fs, struct flow *fl, const struct dump_pkt 
 		fl->mtu = (uint32_t)p->payload_len;
 }
 
+/* --- Time series ---------------------------------------------------------------------------- */
+
+int flows_series_enable(struct flows *fs, uint64_t step_ns)
+{
+	if (!step_ns || fs->frames)
+		return UROCE_EINVAL;
+	fs->step_ns = step_ns;
+	return 0;
+}
+
+/* The step of flow fl that holds time ts, grown as needed; NULL past the limit. Steps run
+ * from the flow's first packet, in capture time from the capture's first frame; a frame
+ * stamped earlier than the flow's first (captures are not always in time order) counts in
+ * its first step. */
+static struct step *step_at(struct flows *fs, struct flow *fl, uint64_t ts)
+{
+	uint64_t k = ts > fs->first_ts ? (ts - fs->first_ts) / fs->step_ns : 0;
+
+	if (k > UINT32_MAX)
+		return NULL;
+	if (!fl->n_steps)
+		fl->first_step = (uint32_t)k;
+	uint32_t i = k > fl->first_step ? (uint32_t)(k - fl->first_step) : 0;
+	if (i >= fl->n_steps) {
+		if (fs->steps_kept + (i + 1 - fl->n_steps) > SERIES_STEPS_MAX)
+			return NULL;
+		if (i >= fl->cap_steps) {
+			uint32_t cap = fl->cap_steps ? fl->cap_steps : 64;
+			while (cap <= i)
+				cap *= 2;
+			struct step *s = realloc(fl->steps, (size_t)cap * sizeof(*s));
+			if (!s) {
+				fs->alloc_failures++;
+				return NULL;
+			}
+			fl->steps = s;
+			fl->cap_steps = cap;
+		}
+		/* a step without packets keeps the PSN reached */
+		uint32_t psn = fl->n_steps ? fl->steps[fl->n_steps - 1].psn : 0;
+		for (uint32_t j = fl->n_steps; j <= i; j++)
+			fl->steps[j] = (struct step){.psn = psn};
+		fs->steps_kept += i + 1 - fl->n_steps;
+		fl->n_steps = i + 1;
+	}
+	return &fl->steps[i];
+}
+
+static void series_add(struct flows *fs, struct flow *fl, const struct dump_pkt *d)
+{
+	const struct uroce_pkt *p = &d->pkt;
+	struct step *s = step_at(fs, fl, d->frame->ts_ns);
+
+	if (!s) {
+		fs->steps_missed++;
+		return;
+	}
+	s->pkts++;
+	s->bytes += d->frame->wirelen;
+	s->ce += ecn_ce(p);
+	s->cnp += p->op->kind == UROCE_OPK_CNP;
+	const struct req_half *r = fl->req;
+	if (!r || !r->tracked || !(p->op->flags & UROCE_OPF_REQ) || !(p->layers & UROCE_L_EXT))
+		return;
+	if (r->in_retx) {
+		s->retx++;
+		return;
+	}
+	if (!fl->psn0_set) {
+		fl->psn0 = r->last;
+		fl->psn0_set = true;
+	}
+	uint32_t off = (r->last - fl->psn0) & 0xFFFFFF;
+	if (off > s->psn)
+		s->psn = off;
+}
+
 void flows_add(struct flows *fs, const struct dump_pkt *d)
 {
 	const struct uroce_pkt *p = &d->pkt;
@@ -1075,14 +1167,14 @@ void flows_add(struct flows *fs, const struct dump_pkt *d)
 	}
 	flow_count(fs, fl, d);
 	/* Sequence and message analysis needs every header of the opcode. */
-	if (!p->op->name || !(p->layers & UROCE_L_EXT)) {
+	if (!p->op->name || !(p->layers & UROCE_L_EXT))
 		fl->undecoded++;
-		return;
-	}
-	if (p->op->flags & UROCE_OPF_REQ)
+	else if (p->op->flags & UROCE_OPF_REQ)
 		on_request(fs, fl, d);
 	else if (p->op->flags & UROCE_OPF_RESP)
 		on_response(fs, fl, d);
+	if (fs->step_ns)
+		series_add(fs, fl, d);
 }
 
 /* --- Report ----------------------------------------------------------------------------------- */
@@ -1727,6 +1819,49 @@ int flows_print(struct flows *fs, FILE *out, bool json)
 	return ferror(out) ? UROCE_EIO : 0;
 }
 
+int flows_series_csv(struct flows *fs, FILE *out, struct flows_series_block **blocks)
+{
+	struct flows_series_block *b = calloc(fs->n ? fs->n : 1, sizeof(*b));
+	double step_s = (double)fs->step_ns / 1e9;
+	int n = 0;
+
+	*blocks = NULL;
+	if (!b)
+		return UROCE_ENOMEM;
+	fputs("flow,time_s,packets,bytes,mbps,ce,cnp,retransmitted,psn\n", out);
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct flow *fl = fs->list[i];
+		char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+		if (!fl->n_steps)
+			continue;
+		/* gnuplot reads blocks separated by two blank lines as data sets (index) */
+		fprintf(out, "%s# flow %" PRIu32 ": %s %s -> %s, dest QP 0x%06" PRIx32 "\n",
+			n ? "\n\n" : "", fl->id, transport_name(fl),
+			addr_text(&fl->key, fl->key.src, src, sizeof(src)),
+			addr_text(&fl->key, fl->key.dst, dst, sizeof(dst)), fl->key.qpn);
+		for (uint32_t k = 0; k < fl->n_steps; k++) {
+			const struct step *s = &fl->steps[k];
+			fprintf(out, "%" PRIu32 ",%.6f,%" PRIu32 ",%" PRIu64 ",%.3f,%" PRIu32 ",%" PRIu32
+				",%" PRIu32 ",%" PRIu32 "\n",
+				fl->id, (double)(fl->first_step + k) * step_s, s->pkts, s->bytes,
+				(double)s->bytes * 8 / step_s / 1e6, s->ce, s->cnp, s->retx, s->psn);
+		}
+		b[n++] = (struct flows_series_block){.flow_id = fl->id, .requests = fl->psn0_set,
+						     .cnp = fl->cnp > 0, .ce = fl->ecn_ce > 0,
+						     .bytes = fl->bytes};
+	}
+	if (fs->steps_missed)
+		fprintf(stderr, "uroce-dump: the time series keeps %d steps in all: %" PRIu64
+			" packets past them are not in it (a longer --step keeps fewer)\n",
+			SERIES_STEPS_MAX, fs->steps_missed);
+	if (fflush(out) || ferror(out)) {
+		free(b);
+		return UROCE_EIO;
+	}
+	*blocks = b;
+	return n;
+}
+
 struct flows *flows_new(void)
 {
 	struct flows *fs = calloc(1, sizeof(*fs));
@@ -1761,6 +1896,7 @@ void flows_free(struct flows *fs)
 		free(fl->req);
 		free(fl->resp);
 		free(fl->ops);
+		free(fl->steps);
 		free(fl);
 	}
 	free(fs->list);

@@ -10,9 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/error.h"
 #include "flows.h"
 #include "input.h"
 #include "output.h"
+#include "plot.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
@@ -33,6 +35,9 @@ struct options {
 	uint64_t count;     /* 0: no limit */
 	enum mode mode;
 	enum flows_fmt flows;
+	const char *series; /* --series FILE.csv */
+	const char *plot;   /* --plot FILE.png */
+	uint64_t step_ns;   /* --step MS */
 	bool quiet;
 	struct fields_out fields;
 };
@@ -56,7 +61,7 @@ static void usage(FILE *out)
 {
 	fputs("Usage: uroce-dump (-r FILE | -i IFACE) [-f FILTER] [-c COUNT] [-q]\n"
 	      "                  [-V | -T text|json | -T fields -e FIELD... [-E OPTION]...]\n"
-	      "                  [--flows[=text|json]]\n"
+	      "                  [--flows[=text|json]] [--series=FILE.csv [--step=MS] [--plot=FILE.png]]\n"
 	      "       uroce-dump -G fields\n"
 	      "Dissects RoCEv2, RoCE v1 and native InfiniBand packets and checks their ICRC/VCRC.\n"
 	      "  -r FILE        read a pcap, pcapng or ERF file ('-' for standard input)\n"
@@ -71,6 +76,9 @@ static void usage(FILE *out)
 	      "  -E OPTION      header=y|n, separator=/t|/s|C, occurrence=f|l|a|N, aggregator=C,\n"
 	      "                 quote=d|s|n\n"
 	      "  --flows[=FMT]  per-flow analysis after the capture (text or json)\n"
+	      "  --series=FILE  each flow's rate, PSN, CE marks and CNPs over time, as CSV\n"
+	      "  --step=MS      the series' step in milliseconds (default 10)\n"
+	      "  --plot=FILE    draw the series as a PNG (gnuplot; with --series)\n"
 	      "  -G fields      list every field: name, type, description\n"
 	      "  -q             no summary on standard error\n"
 	      "  -h, --help     this help\n"
@@ -124,6 +132,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option longs[] = {
 		{"flows", optional_argument, NULL, 'F'},
+		{"series", required_argument, NULL, 'S'},
+		{"step", required_argument, NULL, 's'},
+		{"plot", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -194,6 +205,24 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			break;
+		case 'S':
+			o->series = optarg;
+			break;
+		case 'P':
+			o->plot = optarg;
+			break;
+		case 's': {
+			char *end;
+			double ms = strtod(optarg, &end);
+			/* 1 us to 1 hour */
+			if (end == optarg || *end || !(ms >= 0.001 && ms <= 3600000.0)) {
+				fprintf(stderr, "uroce-dump: --step takes milliseconds from 0.001 to "
+					"3600000, not '%s'\n", optarg);
+				return -1;
+			}
+			o->step_ns = (uint64_t)(ms * 1e6 + 0.5);
+			break;
+		}
 		case 'q':
 			o->quiet = true;
 			break;
@@ -218,10 +247,24 @@ static int parse_args(int argc, char **argv, struct options *o)
 		fputs("uroce-dump: -T fields and -e FIELD go together\n", stderr);
 		return -1;
 	}
+	if (o->plot && !o->series) {
+		fputs("uroce-dump: --plot draws the time series: give --series=FILE.csv too\n", stderr);
+		return -1;
+	}
+	if (o->step_ns && !o->series) {
+		fputs("uroce-dump: --step is the step of --series\n", stderr);
+		return -1;
+	}
+	if (o->plot && system("command -v gnuplot >/dev/null 2>&1")) {
+		fputs("uroce-dump: --plot needs gnuplot (apt-get install gnuplot-nox)\n", stderr);
+		return -1;
+	}
+	if (!o->step_ns)
+		o->step_ns = 10000000; /* 10 ms */
 	/* With --flows alone only the report is printed, and `--flows -T json` is the report as
 	 * one JSON document (no packet lines before it, so that it parses); another mode asked
-	 * for prints packets, then the text report. */
-	if (o->mode == MODE_NONE && o->flows == FLOWS_OFF)
+	 * for prints packets, then the text report. --series alone prints nothing either. */
+	if (o->mode == MODE_NONE && o->flows == FLOWS_OFF && !o->series)
 		o->mode = MODE_LINE;
 	if (o->flows == FLOWS_AUTO && o->mode == MODE_JSON) {
 		o->flows = FLOWS_JSON;
@@ -275,6 +318,32 @@ static void print_packet(const struct options *o, struct outbuf *ob, const struc
 	}
 }
 
+/* --series, and --plot from it. */
+static int write_series(const struct options *o, struct flows *flows)
+{
+	struct flows_series_block *blocks;
+	FILE *f = fopen(o->series, "w");
+	int n, err;
+
+	if (!f) {
+		fprintf(stderr, "uroce-dump: cannot write %s: %m\n", o->series);
+		return -1;
+	}
+	n = flows_series_csv(flows, f, &blocks);
+	if (fclose(f) || n < 0) {
+		fprintf(stderr, "uroce-dump: error writing %s\n", o->series);
+		free(blocks);
+		return -1;
+	}
+	err = o->plot ? series_plot(o->series, o->plot, blocks, n) : 0;
+	free(blocks);
+	if (err == UROCE_EINVAL)
+		fprintf(stderr, "uroce-dump: nothing to plot: no flow carries requests or CNPs\n");
+	else if (err)
+		fprintf(stderr, "uroce-dump: gnuplot failed to draw %s\n", o->plot);
+	return err ? -1 : 0;
+}
+
 static int run(const struct options *o, struct dump_input *in, struct flows *flows)
 {
 	struct stats st = {0};
@@ -305,7 +374,9 @@ static int run(const struct options *o, struct dump_input *in, struct flows *flo
 	ob_flush(&ob);
 	if (rc < 0)
 		fprintf(stderr, "uroce-dump: %s: %s\n", o->file ? o->file : o->iface, err);
-	if (flows && flows_print(flows, stdout, o->flows == FLOWS_JSON) < 0)
+	if (flows && o->flows != FLOWS_OFF && flows_print(flows, stdout, o->flows == FLOWS_JSON) < 0)
+		rc = -1;
+	if (flows && o->series && write_series(o, flows) < 0)
 		rc = -1;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fputs("uroce-dump: error writing the output\n", stderr);
@@ -335,8 +406,12 @@ int main(int argc, char **argv)
 		fields_out_free(&o.fields);
 		return EXIT_INPUT;
 	}
-	if (o.flows != FLOWS_OFF && !(flows = flows_new())) {
+	if ((o.flows != FLOWS_OFF || o.series) && !(flows = flows_new())) {
 		fputs("uroce-dump: out of memory\n", stderr);
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	if (o.series && flows_series_enable(flows, o.step_ns)) {
 		rc = EXIT_INPUT;
 		goto out;
 	}
