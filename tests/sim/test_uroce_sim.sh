@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # uroce-sim (docs/congestion.md): a scenario file and key=value overrides run; the same input
 # gives the same output, byte for byte (stdout and the CSV time series); the CSV has a row per
-# sample with the queue, the CNPs and two columns per flow; flows stop when told; bad keys,
+# sample with the queue, the CNPs and two columns per flow; flows stop when told; in the
+# loss-tolerant scenario DCQCN resends at least 4 times less than no congestion control; bad keys,
 # values and file lines are named, with exit 2; --plot draws a PNG with gnuplot (skipped, and
 # said so, without gnuplot).
 set -u
@@ -52,6 +53,25 @@ assert late and all(float(r["flow1_gbps"]) == 0 for r in late)
 assert all(float(r["flow2_gbps"]) > 4 for r in late)        # the other takes the link
 PY
 
+# loss-tolerant mode: a shallow buffer drops; DCQCN keeps the link busy and resends far less
+for cc in none dcqcn; do
+	"$sim" "$scen/lossy.conf" cc=$cc --quiet >"$tmp/lossy.$cc" 2>&1 || fail "lossy $cc: exit $?"
+done
+python3 - "$tmp/lossy.none" "$tmp/lossy.dcqcn" <<'PY' && pass "lossy: DCQCN resends less" ||
+import re, sys
+def figures(path):
+    t = open(path).read()
+    util = float(re.search(r"utilisation ([0-9.]+)", t).group(1))
+    drops, resent = map(int, re.search(r"(\d+) dropped, (\d+) resent", t).groups())
+    return util, drops, resent
+(un, dn, rn), (ud, dd, rd) = figures(sys.argv[1]), figures(sys.argv[2])
+print(f"  none: utilisation {un}, {dn} dropped, {rn} resent; dcqcn: {ud}, {dd}, {rd}")
+assert dn > 0 and rn > 0                 # the buffer is shallow enough to drop
+assert ud >= 0.9 and ud > un             # DCQCN keeps the link busy
+assert rd * 4 <= rn                      # and resends at least 4 times less
+PY
+	{ fail "lossy: DCQCN resends less"; cat "$tmp/lossy.none" "$tmp/lossy.dcqcn"; }
+
 # errors: named, exit 2
 check_err() { # EXPECT ARGS...
 	local want=$1
@@ -65,6 +85,7 @@ check_err "unknown key wat" wat=1
 check_err "senders: a number from 1 to 64" senders=65
 check_err "cc: timely" cc=timely
 check_err "red: KMIN_KB,KMAX_KB,PMAX" red=100,20,0.5
+check_err "timeout: a number from 1 to 31" timeout=32
 printf 'senders = 2\nthis line is wrong\n' >"$tmp/bad.conf"
 check_err "bad.conf:2: not key = value" "$tmp/bad.conf"
 check_err "unknown option" --nope

@@ -27,6 +27,7 @@ static void usage(FILE *f)
 	      "  red=KMIN,KMAX,PMAX  RED marking, KB, KB, probability (20,100,0.5)\n"
 	      "  threshold_kb=K      step marking above K instead of RED\n"
 	      "  duration_ms=M (60)  sample_us=U (100)  msg_kb=K (64)  seed=S (1)\n"
+	      "  timeout=T           the QPs' local ACK timeout, 4.096 us x 2^T (14: 67 ms)\n"
 	      "  starts_ms=A,B,...   when each sender starts (0)\n"
 	      "  stops_ms=A,B,...    when each sender stops posting (0: at the end); its posted\n"
 	      "                      WRITEs (16 x msg_kb) still leave\n"

@@ -31,6 +31,7 @@ void scenario_defaults(struct scenario *s)
 	s->duration_ns = 60000000;
 	s->sample_ns = 100000;
 	s->msg_bytes = 65536;
+	s->ack_timeout = 14;
 	s->seed = 1;
 }
 
@@ -110,6 +111,7 @@ bool scenario_set(struct scenario *s, const char *key, const char *value, char *
 		{"duration_ms", 0.01, 1e5, 1e6, offsetof(struct scenario, duration_ns), false},
 		{"sample_us", 1, 1e6, 1e3, offsetof(struct scenario, sample_ns), false},
 		{"msg_kb", 0.001, 1024, 1e3, offsetof(struct scenario, msg_bytes), true},
+		{"timeout", 1, 31, 1, offsetof(struct scenario, ack_timeout), true},
 		{"seed", 0, 1e15, 1, offsetof(struct scenario, seed), false},
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -298,8 +300,9 @@ static int node_new(struct run *w, uint32_t i)
 	return 0;
 }
 
-/* RESET -> RTS, connected to peer_qpn at `to`. */
-static int qp_up(struct uroce_qp *qp, const struct uroce_io_addr *to, uint32_t peer_qpn)
+/* RESET -> RTS, connected to peer_qpn at `to`, with the local ACK timeout t. */
+static int qp_up(struct uroce_qp *qp, const struct uroce_io_addr *to, uint32_t peer_qpn,
+		 uint32_t t)
 {
 	struct uroce_qp_attr a = {.qp_state = UROCE_QPS_INIT, .port_num = 1,
 				  .qp_access_flags = UROCE_ACCESS_REMOTE_WRITE};
@@ -320,7 +323,7 @@ static int qp_up(struct uroce_qp *qp, const struct uroce_io_addr *to, uint32_t p
 						   UROCE_QPA_MIN_RNR_TIMER)))
 		return err;
 	a.qp_state = UROCE_QPS_RTS;
-	a.timeout = 14; /* 67 ms, perftest's */
+	a.timeout = (uint8_t)t;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	return uroce_qp_modify(qp, &a, UROCE_QPA_STATE | UROCE_QPA_SQ_PSN | UROCE_QPA_TIMEOUT |
@@ -372,8 +375,10 @@ static int setup(struct run *w)
 			return err;
 		qa.send_cq = qa.recv_cq = rx->cq;
 		if ((err = uroce_qp_create(rx->pd, &qa, &w->qp[i][1])) ||
-		    (err = qp_up(w->qp[i][0], &rx->addr, uroce_qp_num(w->qp[i][1]))) ||
-		    (err = qp_up(w->qp[i][1], &w->node[i].addr, uroce_qp_num(w->qp[i][0]))))
+		    (err = qp_up(w->qp[i][0], &rx->addr, uroce_qp_num(w->qp[i][1]),
+				 s->ack_timeout)) ||
+		    (err = qp_up(w->qp[i][1], &w->node[i].addr, uroce_qp_num(w->qp[i][0]),
+				 s->ack_timeout)))
 			return err;
 		if (!(w->src[i] = calloc(1, s->msg_bytes)) || !(w->dst[i] = calloc(1, s->msg_bytes)))
 			return UROCE_ENOMEM;

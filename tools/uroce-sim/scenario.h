@@ -30,15 +30,18 @@ struct scenario {
 	uint64_t sample_ns;        /* the time series' step */
 	uint64_t start_ns[SCENARIO_MAX_FLOWS], stop_ns[SCENARIO_MAX_FLOWS]; /* stop 0: the end */
 	uint32_t msg_bytes;        /* each WRITE; a sender keeps 256 posted while it runs */
+	uint32_t ack_timeout;      /* the QPs' local ACK timeout: 4.096 us x 2^t (14: 67 ms) */
 	uint64_t seed;
 };
 
 /* The defaults: 2 senders under DCQCN, 25 Gb/s links, a 10 Gb/s bottleneck with a 16 MB
- * queue and RED 20 KB / 100 KB / 50 %, 1 us links, 60 ms, 100 us samples, 64 KB WRITEs. */
+ * queue and RED 20 KB / 100 KB / 50 %, 1 us links, 60 ms, 100 us samples, 64 KB WRITEs, a
+ * local ACK timeout of 14 (67 ms, perftest's). */
 void scenario_defaults(struct scenario *s);
 /* Sets one key ("senders", "cc", "link_gbps", "bottleneck_gbps", "latency_us", "queue_kb",
  * "threshold_kb", "red" = "KMIN_KB,KMAX_KB,PMAX", "duration_ms", "sample_us", "starts_ms",
- * "stops_ms" = comma lists, "msg_kb", "seed"); false with a one-line reason in why. */
+ * "stops_ms" = comma lists, "msg_kb", "timeout", "seed"); false with a one-line reason in
+ * why. */
 bool scenario_set(struct scenario *s, const char *key, const char *value, char *why,
 		  size_t whylen);
 /* Reads a scenario file: key = value lines, # comments. False with the reason (and line). */
