@@ -19,16 +19,20 @@
 /* A packet buffer of the pool. It is in exactly one place: the free list, a link's queue,
  * the event heap (in flight) or a receive ring. */
 struct sim_pkt {
-	uint32_t next; /* free list and link queue */
+	uint32_t next;    /* free list and link queue */
 	uint32_t len;
-	uint32_t link; /* the link carrying it */
-	uint64_t ts;   /* delivery time, once in a ring */
+	uint32_t link;    /* the link carrying it */
+	uint32_t ingress; /* in a switch: the link it came in on (its PFC count), else NIL */
+	uint64_t ts;      /* delivery time, once in a ring */
 };
 
 enum sim_event_kind {
 	EV_TX_DONE, /* index: a link whose head packet has been serialised */
 	EV_DELIVER, /* index: a packet reaching its link's far end */
+	EV_PFC,     /* index: a link whose oldest PAUSE or resume reaches its transmitter */
 };
+
+enum { PFC_PENDING = 8 }; /* PAUSE and resume frames of one link in flight at once */
 
 struct sim_event {
 	uint64_t time;
@@ -49,6 +53,18 @@ struct sim_link {
 	 * that back-to-back packets accumulate no rounding. */
 	uint64_t tx_ns, tx_rem;
 	uint64_t red_rng;    /* RED marking's draws (splitmix64), seeded like the impairments */
+	bool busy;           /* a packet is being serialised (a TX_DONE is due) */
+	/* PFC (cfg.pfc_xoff): the bytes that came over this link into its far end, a switch,
+	 * and have not left it; whether the switch last asked to pause; the frames in flight
+	 * back to the transmitter (a ring: time due, pause or resume); whether it is paused. */
+	uint64_t pfc_bytes;
+	bool pfc_xoff_sent, paused;
+	uint64_t paused_since;
+	struct {
+		uint64_t due;
+		bool pause;
+	} pfc_q[PFC_PENDING];
+	uint32_t pfc_head, pfc_n;
 	union uroce_sim_counters c;
 };
 
@@ -59,6 +75,7 @@ struct sim_ep {
 	struct uroce_io_addr addr;
 	uint32_t first_out; /* links leaving it */
 	uint32_t gateway;   /* the link unicast datagrams to elsewhere take, NIL: none */
+	bool forwards;      /* a switch: what arrives is sent on at once (uroce_sim_set_switch) */
 	bool closed;
 	struct uroce_io_addr *groups; /* the multicast groups it joined (uroce_sim_join) */
 	uint32_t ngroups;
@@ -75,7 +92,7 @@ struct uroce_sim {
 	uint8_t *bufs;
 	uint32_t npkts, max_pkt, free_head;
 	/* A binary min-heap on (time, seq). It never needs to grow while running: each packet
-	 * has at most one DELIVER event and each link at most one TX_DONE. */
+	 * has at most one DELIVER event and each link at most one TX_DONE and one PFC. */
 	struct sim_event *heap;
 	size_t nheap, heap_cap;
 	struct sim_link *links;
@@ -335,6 +352,86 @@ static void link_start(struct uroce_sim *sim, struct sim_link *l, uint32_t link)
 	}
 	/* Events fall on whole nanoseconds: the end of serialisation rounded up. */
 	ev_push(sim, l->tx_ns + (l->tx_rem != 0), EV_TX_DONE, link);
+	l->busy = true;
+}
+
+/* Starts the transmitter on the head packet if it is idle, not paused and has one: from now,
+ * or from when the last packet ended if that is later. */
+static void link_kick(struct uroce_sim *sim, struct sim_link *l, uint32_t link)
+{
+	if (l->busy || l->paused || !l->q_pkts)
+		return;
+	if (sim->now > l->tx_ns) { /* idle since before now: the transmitter starts now */
+		l->tx_ns = sim->now;
+		l->tx_rem = 0;
+	}
+	link_start(sim, l, link);
+}
+
+/* ---- PFC (802.1Qbb, one class): docs/sim.md ---- */
+
+/* The switch at link's far end sends a PAUSE (or a resume) back over it: it reaches the
+ * transmitter one latency later, after the frames already on their way. A link with
+ * PFC_PENDING frames in flight replaces the last one's verdict with this one (the newer
+ * decision stands, from the older frame's arrival). */
+static void pfc_send(struct uroce_sim *sim, uint32_t link, bool pause)
+{
+	struct sim_link *l = &sim->links[link];
+	uint64_t due = sim->now + l->cfg.latency_ns;
+
+	if (l->pfc_n == PFC_PENDING) {
+		l->pfc_q[(l->pfc_head + PFC_PENDING - 1) % PFC_PENDING].pause = pause;
+		return;
+	}
+	l->pfc_q[(l->pfc_head + l->pfc_n) % PFC_PENDING].due = due;
+	l->pfc_q[(l->pfc_head + l->pfc_n) % PFC_PENDING].pause = pause;
+	if (!l->pfc_n++)
+		ev_push(sim, due, EV_PFC, link);
+}
+
+/* len bytes that came over `link` entered (add) or left its far end's queues. */
+static void pfc_account(struct uroce_sim *sim, uint32_t link, uint32_t len, bool add)
+{
+	struct sim_link *l = &sim->links[link];
+
+	if (!l->cfg.pfc_xoff)
+		return;
+	if (add) {
+		l->pfc_bytes += len;
+		if (l->pfc_bytes > l->c.pfc_peak_bytes)
+			l->c.pfc_peak_bytes = l->pfc_bytes;
+		if (!l->pfc_xoff_sent && l->pfc_bytes >= l->cfg.pfc_xoff) {
+			l->pfc_xoff_sent = true;
+			pfc_send(sim, link, true);
+		}
+		return;
+	}
+	l->pfc_bytes -= len;
+	if (l->pfc_xoff_sent && l->pfc_bytes <= l->cfg.pfc_xon) {
+		l->pfc_xoff_sent = false;
+		pfc_send(sim, link, false);
+	}
+}
+
+/* The oldest PAUSE or resume in flight reaches the link's transmitter. A paused transmitter
+ * finishes the packet on the wire and starts no other. */
+static void on_pfc(struct uroce_sim *sim, uint32_t link)
+{
+	struct sim_link *l = &sim->links[link];
+	bool pause = l->pfc_q[l->pfc_head].pause;
+
+	l->pfc_head = (l->pfc_head + 1) % PFC_PENDING;
+	if (--l->pfc_n)
+		ev_push(sim, l->pfc_q[l->pfc_head].due, EV_PFC, link);
+	if (pause && !l->paused) {
+		l->paused = true;
+		l->paused_since = sim->now;
+		l->c.pfc_pauses++;
+	} else if (!pause && l->paused) {
+		l->paused = false;
+		l->c.pfc_paused_ns += sim->now - l->paused_since;
+		link_kick(sim, l, link);
+	}
 }
 
 /* Whether a packet arriving now is to be marked CE (if ECN-capable): the step threshold, or
@@ -370,6 +467,8 @@ static void link_enqueue(struct uroce_sim *sim, uint32_t link, uint32_t pi)
 	}
 	if (ce_due(l))
 		l->c.ce_marked += ip_mark_ce(pkt_data(sim, pi));
+	if (sim->pkts[pi].ingress != NIL)
+		pfc_account(sim, sim->pkts[pi].ingress, len, true);
 	sim->pkts[pi].next = NIL;
 	l->q_bytes += len;
 	if (l->q_bytes > l->c.queue_peak_bytes)
@@ -380,11 +479,7 @@ static void link_enqueue(struct uroce_sim *sim, uint32_t link, uint32_t pi)
 		return;
 	}
 	l->head = l->tail = pi;
-	if (sim->now > l->tx_ns) { /* idle since before now: the transmitter starts now */
-		l->tx_ns = sim->now;
-		l->tx_rem = 0;
-	}
-	link_start(sim, l, link);
+	link_kick(sim, l, link);
 }
 
 static void on_tx_done(struct uroce_sim *sim, uint32_t link)
@@ -395,16 +490,32 @@ static void on_tx_done(struct uroce_sim *sim, uint32_t link)
 	l->head = sim->pkts[pi].next;
 	l->q_pkts--;
 	l->q_bytes -= sim->pkts[pi].len;
+	l->busy = false;
+	if (sim->pkts[pi].ingress != NIL) { /* it leaves the switch */
+		pfc_account(sim, sim->pkts[pi].ingress, sim->pkts[pi].len, false);
+		sim->pkts[pi].ingress = NIL;
+	}
 	link_transmit(sim, l, pi, sim->now);
-	if (l->q_pkts)
+	if (l->q_pkts && !l->paused)
 		link_start(sim, l, link); /* back to back, from the exact end of the last */
 }
+
+static void ep_route(struct uroce_sim *sim, struct sim_ep *ep, const uint8_t *data, uint32_t len,
+		     uint32_t ingress);
 
 static void on_deliver(struct uroce_sim *sim, uint32_t pi)
 {
 	struct sim_link *l = &sim->links[sim->pkts[pi].link];
 	struct sim_ep *ep = sim->eps[l->to];
 
+	if (ep->forwards) { /* a switch sends it on at once, counted against its ingress */
+		l->c.delivered++;
+		l->c.delivered_bytes += sim->pkts[pi].len;
+		trace_packet(sim, UROCE_SIM_TRACE_DELIVER, l, pkt_data(sim, pi), sim->pkts[pi].len);
+		ep_route(sim, ep, pkt_data(sim, pi), sim->pkts[pi].len, sim->pkts[pi].link);
+		pkt_free(sim, pi);
+		return;
+	}
 	if (ep->closed) {
 		l->c.drop_closed++;
 		ep->c.drop_closed++;
@@ -430,6 +541,7 @@ static void on_deliver(struct uroce_sim *sim, uint32_t pi)
 static void (*const ev_handlers[])(struct uroce_sim *, uint32_t) = {
 	[EV_TX_DONE] = on_tx_done,
 	[EV_DELIVER] = on_deliver,
+	[EV_PFC] = on_pfc,
 };
 
 /* ---- public API ---- */
@@ -578,7 +690,8 @@ int uroce_sim_connect(struct uroce_sim *sim, int from, int to,
 
 	if (!src || !ep_get(sim, to) || cfg->latency_ns > UROCE_IMPAIR_MAX_DELAY_NS ||
 	    sim->nlinks == NIL ||
-	    (cfg->ce_kmax && (cfg->ce_kmin >= cfg->ce_kmax || !(cfg->ce_pmax >= 0 && cfg->ce_pmax <= 1))))
+	    (cfg->ce_kmax && (cfg->ce_kmin >= cfg->ce_kmax || !(cfg->ce_pmax >= 0 && cfg->ce_pmax <= 1))) ||
+	    (cfg->pfc_xoff && cfg->pfc_xon >= cfg->pfc_xoff))
 		return UROCE_EINVAL;
 	for (uint32_t i = src->first_out; i != NIL; i = sim->links[i].next_out)
 		if (sim->links[i].to == (uint32_t)to)
@@ -591,11 +704,12 @@ int uroce_sim_connect(struct uroce_sim *sim, int from, int to,
 	if (!links)
 		return UROCE_ENOMEM;
 	sim->links = links;
-	heap = realloc(sim->heap, (sim->heap_cap + 1) * sizeof(*heap));
+	/* its TX_DONE and its PFC frame's arrival: one of each pending at most */
+	heap = realloc(sim->heap, (sim->heap_cap + 2) * sizeof(*heap));
 	if (!heap)
 		return UROCE_ENOMEM;
 	sim->heap = heap;
-	sim->heap_cap++;
+	sim->heap_cap += 2;
 
 	l = &sim->links[sim->nlinks];
 	memset(l, 0, sizeof(*l));
@@ -648,38 +762,39 @@ int uroce_sim_join(struct uroce_sim *sim, int epi, const struct uroce_io_addr *g
 	return 0;
 }
 
-/* Puts a copy of the datagram on a link (trace, a buffer, the queue). */
-static void link_offer(struct uroce_sim *sim, uint32_t link, const struct uroce_io_pkt *pkt)
+/* Puts a copy of the datagram on a link (trace, a buffer, the queue); ingress is the link it
+ * came in on when a switch forwards it, else NIL. */
+static void link_offer(struct uroce_sim *sim, uint32_t link, const uint8_t *data, uint32_t len,
+		       uint32_t ingress)
 {
 	struct sim_link *l = &sim->links[link];
 	uint32_t pi;
 
 	l->c.sent++;
-	trace_packet(sim, UROCE_SIM_TRACE_SEND, l, pkt->data, pkt->len);
+	trace_packet(sim, UROCE_SIM_TRACE_SEND, l, data, len);
 	pi = pkt_alloc(sim);
 	if (pi == NIL) {
 		l->c.drop_pool++;
 		return;
 	}
-	memcpy(pkt_data(sim, pi), pkt->data, pkt->len);
-	sim->pkts[pi].len = pkt->len;
+	memcpy(pkt_data(sim, pi), data, len);
+	sim->pkts[pi].len = len;
 	sim->pkts[pi].link = link;
+	sim->pkts[pi].ingress = ingress;
 	link_enqueue(sim, link, pi);
 }
 
-int uroce_sim_send(struct uroce_sim *sim, int epi, const struct uroce_io_pkt *pkt)
+/* Sends the datagram data[0..len) on from endpoint ep, by its destination address (what
+ * uroce_sim_send promises); ingress as for link_offer. */
+static void ep_route(struct uroce_sim *sim, struct sim_ep *ep, const uint8_t *data, uint32_t len,
+		     uint32_t ingress)
 {
-	struct sim_ep *ep = ep_get(sim, epi);
 	struct uroce_io_addr dst;
 	bool group;
 	uint32_t copies = 0;
 
-	if (!ep || ep->closed || !ip_valid(pkt->data, pkt->len))
-		return UROCE_EINVAL;
-	if (pkt->len > sim->max_pkt)
-		return UROCE_ENOSPACE;
 	ep->c.sent++;
-	ip_addr(pkt->data, true, &dst);
+	ip_addr(data, true, &dst);
 	/* A unicast datagram takes the link to its address; a multicast one, a copy on every
 	 * link to an endpoint that joined the group (as a switch replicates it toward the
 	 * group's members), each link with its own queue and impairments. */
@@ -687,18 +802,39 @@ int uroce_sim_send(struct uroce_sim *sim, int epi, const struct uroce_io_pkt *pk
 	for (uint32_t i = ep->first_out; i != NIL; i = sim->links[i].next_out) {
 		const struct sim_ep *to = sim->eps[sim->links[i].to];
 		if (group ? ep_group(to, &dst) < to->ngroups : uroce_io_addr_equal(&to->addr, &dst)) {
-			link_offer(sim, i, pkt);
+			link_offer(sim, i, data, len, ingress);
 			copies++;
 			if (!group)
 				break;
 		}
 	}
 	if (!copies && !group && ep->gateway != NIL) {
-		link_offer(sim, ep->gateway, pkt);
+		link_offer(sim, ep->gateway, data, len, ingress);
 		copies++;
 	}
 	if (!copies)
 		ep->c.drop_noroute++;
+}
+
+int uroce_sim_send(struct uroce_sim *sim, int epi, const struct uroce_io_pkt *pkt)
+{
+	struct sim_ep *ep = ep_get(sim, epi);
+
+	if (!ep || ep->closed || !ip_valid(pkt->data, pkt->len))
+		return UROCE_EINVAL;
+	if (pkt->len > sim->max_pkt)
+		return UROCE_ENOSPACE;
+	ep_route(sim, ep, pkt->data, (uint32_t)pkt->len, NIL);
+	return 0;
+}
+
+int uroce_sim_set_switch(struct uroce_sim *sim, int epi)
+{
+	struct sim_ep *ep = ep_get(sim, epi);
+
+	if (!ep)
+		return UROCE_EINVAL;
+	ep->forwards = true;
 	return 0;
 }
 

@@ -41,6 +41,11 @@ struct uroce_sim_link_cfg {
 	 * (ce_kmax - ce_kmin) up to ce_kmax, 1 above (the DCQCN paper's switch marking). */
 	uint64_t ce_kmin, ce_kmax;
 	double ce_pmax;
+	/* PFC (802.1Qbb, one class) on a link into a switch (uroce_sim_set_switch): when the
+	 * bytes that came over it and wait in the switch's queues reach pfc_xoff, the switch
+	 * pauses this link's transmitter, and lets it go again at pfc_xon or below; each frame
+	 * takes the link's latency to come back (0: no PFC; pfc_xon < pfc_xoff). */
+	uint64_t pfc_xoff, pfc_xon;
 	struct uroce_impair_cfg impair; /* applied as each packet leaves the queue */
 };
 
@@ -49,8 +54,8 @@ struct uroce_sim_link_cfg {
  * fields and their names. */
 #define UROCE_SIM_COUNTERS(X)                                                      \
 	X(sent, "packets offered: to a link, or sent by an endpoint")              \
-	X(delivered, "packets placed in a receive ring")                           \
-	X(delivered_bytes, "bytes of the packets placed in a receive ring")        \
+	X(delivered, "packets placed in a receive ring, or taken by a switch")    \
+	X(delivered_bytes, "bytes of the packets delivered")                       \
 	X(drop_loss, "lost to random (Bernoulli) loss")                             \
 	X(drop_burst, "lost to burst (Gilbert-Elliott) loss")                       \
 	X(drop_queue, "tail-dropped at a full link queue")                          \
@@ -62,7 +67,10 @@ struct uroce_sim_link_cfg {
 	X(reordered, "packets held back by the reorder delay")                      \
 	X(corrupted, "packets with flipped bits")                                   \
 	X(ce_marked, "ECT packets marked CE (0b11) above the queue threshold")      \
-	X(queue_peak_bytes, "a link's largest queue, in bytes (a gauge, not a count)")
+	X(queue_peak_bytes, "a link's largest queue, in bytes (a gauge, not a count)") \
+	X(pfc_pauses, "PFC PAUSEs that stopped the link's transmitter")             \
+	X(pfc_paused_ns, "time the link's transmitter was paused, ns (ended pauses)") \
+	X(pfc_peak_bytes, "the most bytes of the link's traffic in its switch at once: XOFF and the headroom used")
 
 enum uroce_sim_counter {
 #define UROCE_SIM_COUNTER_ENUM(name, desc) UROCE_SIM_C_##name,
@@ -105,6 +113,11 @@ int uroce_sim_connect(struct uroce_sim *sim, int from, int to,
  * test builds from an endpoint that sends on what it receives. UROCE_EINVAL for an unknown
  * endpoint or a link that does not leave it. */
 int uroce_sim_set_gateway(struct uroce_sim *sim, int ep, int link);
+/* Makes endpoint ep a switch: what arrives over a link to it is sent on at once, routed as
+ * uroce_sim_send routes (its links are its output ports, each with its queue, bandwidth,
+ * marking), and counted against the link it came in on until it leaves the output queue
+ * (PFC, pfc_xoff). It no longer fills its ring. UROCE_EINVAL for an unknown endpoint. */
+int uroce_sim_set_switch(struct uroce_sim *sim, int ep);
 /* Sends the datagram pkt->data[0..pkt->len) from endpoint ep at the current time, over the
  * link to its IP destination address; to a multicast address, a copy over every link from ep
  * to an endpoint that joined the group (uroce_sim_join; ep itself only through a link from

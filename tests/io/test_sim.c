@@ -2,7 +2,8 @@
 /* The simulated fabric: exact latency and serialisation arithmetic, FIFO order, tail drop,
  * every impairment seen end to end with real RoCEv2 packets (the ICRC catches corruption and
  * survives CE marking), the pcap trace read back with libpcap and the dissector, determinism
- * of counters and trace bytes, the io ops table, multicast groups, and the error paths. Only virtual time. */
+ * of counters and trace bytes, the io ops table, multicast groups, a switch with PFC, and the
+ * error paths. Only virtual time. */
 #include "testutil.h"
 
 #include <inttypes.h>
@@ -815,6 +816,92 @@ static void test_multicast(void **state)
 	}
 }
 
+/* A switch S between A and B: A -> S at 10 Gb/s, S -> B at 1 Gb/s with no queue limit, 1 us
+ * each. A sends 300 packets of 1000 bytes at once. Without PFC the switch's queue to B holds
+ * what A's 10 Gb/s brings faster than 1 Gb/s drains it; with PFC on A's link (XOFF 20 000,
+ * XON 10 000 bytes) the switch pauses A: its queue stays within XOFF and the headroom (what
+ * A sends in the 1 us the PAUSE takes to come back, and the packet on the wire), each PAUSE
+ * reaches A exactly one latency after the queue crossed XOFF, and every packet still
+ * arrives, in order, none dropped. */
+static struct uroce_sim *switch_new(const struct uroce_sim_link_cfg *in)
+{
+	static const struct uroce_io_addr s_addr = {.ip = {10, 0, 0, 9}};
+	struct uroce_sim_cfg cfg = {.pool_pkts = 1024, .max_pkt = BIG};
+	struct uroce_sim_link_cfg out = {.latency_ns = 1000, .bandwidth_bps = GBPS};
+	struct uroce_sim *sim = uroce_sim_new(5, &cfg);
+
+	assert_non_null(sim);
+	assert_int_equal(uroce_sim_add_endpoint(sim, &addr4[0], 0), 0);
+	assert_int_equal(uroce_sim_add_endpoint(sim, &addr4[1], 512), 1);
+	assert_int_equal(uroce_sim_add_endpoint(sim, &s_addr, 0), 2);
+	assert_int_equal(uroce_sim_set_switch(sim, 2), 0);
+	assert_int_equal(uroce_sim_connect(sim, 0, 2, in), 0);  /* A -> S */
+	assert_int_equal(uroce_sim_connect(sim, 2, 1, &out), 1); /* S -> B */
+	assert_int_equal(uroce_sim_set_gateway(sim, 0, 0), 0);   /* A reaches B through S */
+	return sim;
+}
+
+static void test_switch_pfc(void **state)
+{
+	struct uroce_sim_link_cfg in = {.latency_ns = 1000, .bandwidth_bps = 10 * GBPS};
+	uint64_t peak[2];
+	(void)state;
+
+	for (int pfc = 0; pfc < 2; pfc++) {
+		if (pfc) {
+			in.pfc_xoff = 20000;
+			in.pfc_xon = 10000;
+		}
+		struct uroce_sim *sim = switch_new(&in);
+		uint8_t buf[BIG];
+		size_t len = 0;
+		for (uint32_t i = 0; i < 300; i++) {
+			struct uroce_io_pkt pkt = {.data = buf};
+			len = make_packet_to(buf, &addr4[0], &addr4[1], i, 1000 - 44, 0);
+			pkt.len = (uint32_t)len;
+			assert_int_equal(uroce_sim_send(sim, 0, &pkt), 0);
+		}
+		assert_int_equal(len, 1000);
+		/* Until the first PAUSE has come back: the switch's queue crossed XOFF when its
+		 * 20 000th byte arrived; the PAUSE reaches A 1 us later. */
+		uint64_t crossed = 0, seen = 0;
+		while (uroce_sim_next_event_time(sim) != UROCE_SIM_NEVER) {
+			uroce_sim_run_until(sim, uroce_sim_next_event_time(sim));
+			if (!crossed && uroce_sim_link_counters(sim, 0)->pfc_peak_bytes >= 20000)
+				crossed = uroce_sim_now(sim);
+			if (!seen && uroce_sim_link_counters(sim, 0)->pfc_pauses)
+				seen = uroce_sim_now(sim);
+		}
+		const union uroce_sim_counters *a = uroce_sim_link_counters(sim, 0);
+		const union uroce_sim_counters *s = uroce_sim_link_counters(sim, 1);
+		struct rx r;
+		for (uint32_t i = 0; i < 300; i++) {
+			assert_true(recv_one(sim, 1, &r));
+			assert_int_equal(psn_of(&r), i); /* in order, every one */
+		}
+		assert_false(recv_one(sim, 1, &r));
+		assert_int_equal(s->drop_queue + s->drop_pool + a->drop_queue + a->drop_pool, 0);
+		assert_int_equal(s->delivered, 300);
+		peak[pfc] = s->queue_peak_bytes;
+		if (pfc) {
+			assert_true(a->pfc_pauses >= 2);
+			assert_true(a->pfc_paused_ns > 0);
+			assert_int_equal(seen, crossed + 1000);
+			/* headroom: 1 us at 10 Gb/s (1250 bytes) and the packet on the wire */
+			assert_true(a->pfc_peak_bytes >= 20000);
+			assert_true(a->pfc_peak_bytes <= 20000 + 1250 + 2 * 1000);
+			assert_true(peak[1] <= a->pfc_peak_bytes);
+		} else {
+			assert_int_equal(a->pfc_pauses + a->pfc_peak_bytes, 0);
+		}
+		uroce_sim_free(sim);
+	}
+	/* without PFC the queue took 9/10 of the 300 000 bytes */
+	assert_true(peak[0] > 250000);
+	print_message("switch queue peak: %" PRIu64 " bytes without PFC, %" PRIu64 " with\n",
+		      peak[0], peak[1]);
+}
+
 static void test_limits_and_errors(void **state)
 {
 	struct uroce_sim_link_cfg cfg = {.latency_ns = 10};
@@ -842,6 +929,9 @@ static void test_limits_and_errors(void **state)
 	assert_int_equal(uroce_sim_connect(sim, 1, 0, &bad), UROCE_EINVAL);
 	bad = (struct uroce_sim_link_cfg){.latency_ns = UROCE_IMPAIR_MAX_DELAY_NS + 1};
 	assert_int_equal(uroce_sim_connect(sim, 1, 0, &bad), UROCE_EINVAL);
+	bad = (struct uroce_sim_link_cfg){.pfc_xoff = 1000, .pfc_xon = 1000}; /* XON below XOFF */
+	assert_int_equal(uroce_sim_connect(sim, 1, 0, &bad), UROCE_EINVAL);
+	assert_int_equal(uroce_sim_set_switch(sim, 9), UROCE_EINVAL);
 	assert_int_equal(uroce_sim_connect(sim, 1, 0, &cfg), 1);
 	assert_null(uroce_sim_link_counters(sim, 2));
 	assert_null(uroce_sim_endpoint_counters(sim, 4));
@@ -913,6 +1003,7 @@ int main(void)
 		cmocka_unit_test(test_trace_reads_back),
 		cmocka_unit_test(test_io_ops),
 		cmocka_unit_test(test_multicast),
+		cmocka_unit_test(test_switch_pfc),
 		cmocka_unit_test(test_limits_and_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
