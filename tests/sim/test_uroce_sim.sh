@@ -3,7 +3,8 @@
 # uroce-sim (docs/congestion.md): a scenario file and key=value overrides run; the same input
 # gives the same output, byte for byte (stdout and the CSV time series); the CSV has a row per
 # sample with the queue, the CNPs and two columns per flow; flows stop when told; in the
-# loss-tolerant scenario DCQCN resends at least 4 times less than no congestion control; bad keys,
+# loss-tolerant scenario DCQCN resends at least 4 times less than no congestion control; PFC
+# keeps the incast lossless and its queue within the senders' XOFF; bad keys,
 # values and file lines are named, with exit 2; --plot draws a PNG with gnuplot (skipped, and
 # said so, without gnuplot).
 set -u
@@ -72,6 +73,30 @@ assert rd * 4 <= rn                      # and resends at least 4 times less
 PY
 	{ fail "lossy: DCQCN resends less"; cat "$tmp/lossy.none" "$tmp/lossy.dcqcn"; }
 
+# PFC: without congestion control the switch pauses the senders and its queue stays within
+# their XOFF and headroom, nothing dropped; under DCQCN it pauses them far less
+for cc in none dcqcn; do
+	"$sim" "$scen/incast.conf" cc=$cc pfc=50,40 duration_ms=20 --quiet >"$tmp/pfc.$cc" 2>&1 ||
+		fail "pfc $cc: exit $?"
+done
+"$sim" "$scen/incast.conf" cc=none duration_ms=20 --quiet >"$tmp/nopfc" 2>&1 || fail "no pfc: exit $?"
+python3 - "$tmp/pfc.none" "$tmp/pfc.dcqcn" "$tmp/nopfc" <<'PY' && pass "pfc" ||
+import re, sys
+def figures(path):
+    t = open(path).read()
+    peak = int(re.search(r"whole run (\d+) B", t).group(1))
+    drops = int(re.search(r"(\d+) dropped", t).group(1))
+    m = re.search(r"PFC: (\d+) PAUSEs", t)
+    return peak, drops, int(m.group(1)) if m else None
+(pn, dn, an), (pd, dd, ad), (p0, d0, a0) = (figures(p) for p in sys.argv[1:4])
+print(f"  queue peak: {p0} B without PFC, {pn} B with; PAUSEs: {an} without congestion control, {ad} with DCQCN")
+assert a0 is None and p0 > 2000000        # no PFC: the queue holds every window
+assert dn == dd == 0 and an > 0           # lossless, and the switch paused
+assert pn <= 8 * 64000                    # 8 senders: XOFF 50 KB and the headroom each
+assert ad * 4 <= an                       # DCQCN: far fewer PAUSEs
+PY
+	{ fail "pfc"; cat "$tmp/pfc.none" "$tmp/pfc.dcqcn"; }
+
 # errors: named, exit 2
 check_err() { # EXPECT ARGS...
 	local want=$1
@@ -86,6 +111,7 @@ check_err "senders: a number from 1 to 64" senders=65
 check_err "cc: timely" cc=timely
 check_err "red: KMIN_KB,KMAX_KB,PMAX" red=100,20,0.5
 check_err "timeout: a number from 1 to 31" timeout=32
+check_err "pfc: XOFF_KB,XON_KB with XON < XOFF" pfc=40,50
 printf 'senders = 2\nthis line is wrong\n' >"$tmp/bad.conf"
 check_err "bad.conf:2: not key = value" "$tmp/bad.conf"
 check_err "unknown option" --nope

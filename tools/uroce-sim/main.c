@@ -24,6 +24,7 @@ static void usage(FILE *f)
 	      "  bottleneck_gbps=G   the switch's port to the receiver (10)\n"
 	      "  latency_us=U        every link (1)\n"
 	      "  queue_kb=K          the bottleneck's queue, tail drop past it (16000)\n"
+	      "  pfc=XOFF,XON        PFC on the links into the switch, KB (none)\n"
 	      "  red=KMIN,KMAX,PMAX  RED marking, KB, KB, probability (20,100,0.5)\n"
 	      "  threshold_kb=K      step marking above K instead of RED\n"
 	      "  duration_ms=M (60)  sample_us=U (100)  msg_kb=K (64)  seed=S (1)\n"
@@ -129,6 +130,8 @@ int main(int argc, char **argv)
 		printf("marking above %" PRIu64 " KB", s.ce_threshold / 1000);
 	else
 		printf("no marking");
+	if (s.pfc_xoff)
+		printf(", PFC XOFF %g KB XON %g KB", (double)s.pfc_xoff / 1000, (double)s.pfc_xon / 1000);
 	printf("), %.3g ms, seed %" PRIu64 "\n", (double)s.duration_ns / 1e6, s.seed);
 	printf("second half (%.3g to %.3g ms):\n", (double)s.duration_ns / 2e6,
 	       (double)s.duration_ns / 1e6);
@@ -140,6 +143,9 @@ int main(int argc, char **argv)
 	printf("whole run: %" PRIu64 " CNPs, %" PRIu64 " CE marks, %" PRIu64 " dropped, %" PRIu64
 	       " resent, %" PRIu64 " completions (%" PRIu64 " errors)\n",
 	       r.cnps, r.ce_marks, r.drops, r.resent, r.completions, r.errors);
+	if (s.pfc_xoff)
+		printf("PFC: %" PRIu64 " PAUSEs, links into the switch paused %.3f ms in all\n",
+		       r.pauses, (double)r.paused_ns / 1e6);
 	if (png && plot(csv_path, png, &s)) {
 		fprintf(stderr, "uroce-sim: gnuplot failed to draw %s\n", png);
 		return 1;

@@ -88,6 +88,15 @@ bool scenario_set(struct scenario *s, const char *key, const char *value, char *
 		s->ce_pmax = c;
 		return true;
 	}
+	if (!strcmp(key, "pfc")) {
+		if (sscanf(value, "%lf,%lf", &a, &b) != 2 || b < 0 || a <= b || a > 1e6) {
+			snprintf(why, whylen, "pfc: XOFF_KB,XON_KB with XON < XOFF");
+			return false;
+		}
+		s->pfc_xoff = (uint64_t)(a * 1000);
+		s->pfc_xon = (uint64_t)(b * 1000);
+		return true;
+	}
 	if (!strcmp(key, "starts_ms") || !strcmp(key, "stops_ms")) {
 		uint64_t *list = !strcmp(key, "starts_ms") ? s->start_ns : s->stop_ns;
 		if (!ms_list(value, list, SCENARIO_MAX_FLOWS)) {
@@ -223,18 +232,6 @@ static void batch_reset(struct run *w)
 	}
 }
 
-/* The switch: what it received goes out at once, by destination (its links). */
-static void pump_switch(struct run *w)
-{
-	int got;
-	do {
-		batch_reset(w);
-		got = uroce_sim_recv(w->sim, w->sw, w->pkts, BATCH);
-		for (int k = 0; k < got; k++)
-			(void)uroce_sim_send(w->sim, w->sw, &w->pkts[k]);
-	} while (got == BATCH);
-}
-
 /* One engine: receive what arrived, fire the timers, send what it has. */
 static void pump_node(struct run *w, struct node *nd, uint64_t now)
 {
@@ -265,10 +262,8 @@ static void run_until(struct run *w, uint64_t until)
 		uint64_t q = uroce_sim_link_queue_bytes(w->sim, w->bottleneck);
 		if (now >= w->half && q > w->r->queue_peak)
 			w->r->queue_peak = q;
-		pump_switch(w);
 		for (uint32_t i = 0; i <= w->n; i++)
 			pump_node(w, &w->node[i], now);
-		pump_switch(w);
 		t = uroce_sim_next_event_time(w->sim);
 		for (uint32_t i = 0; i <= w->n; i++) {
 			uint64_t d = uroce_dev_next_deadline(w->node[i].dev);
@@ -343,7 +338,11 @@ static int setup(struct run *w)
 					.queue_bytes = s->queue_bytes,
 					.ce_threshold = s->ce_threshold, .ce_kmin = s->ce_kmin,
 					.ce_kmax = s->ce_kmax, .ce_pmax = s->ce_pmax};
+	struct uroce_sim_link_cfg in = up; /* into the switch: PFC, when asked */
 	int err;
+
+	in.pfc_xoff = s->pfc_xoff;
+	in.pfc_xon = s->pfc_xon;
 
 	if (!(w->buf = malloc((size_t)BATCH * PKT_MAX)) ||
 	    !(w->sim = uroce_sim_new(s->seed, &scfg)))
@@ -354,8 +353,10 @@ static int setup(struct run *w)
 	struct uroce_io_addr sw_addr = addr_of(1000);
 	if ((w->sw = uroce_sim_add_endpoint(w->sim, &sw_addr, RING_PKTS)) < 0)
 		return w->sw;
+	if ((err = uroce_sim_set_switch(w->sim, w->sw)))
+		return err;
 	for (uint32_t i = 0; i <= w->n; i++) {
-		if ((w->up[i] = uroce_sim_connect(w->sim, (int)i, w->sw, &up)) < 0)
+		if ((w->up[i] = uroce_sim_connect(w->sim, (int)i, w->sw, &in)) < 0)
 			return w->up[i];
 		if ((err = uroce_sim_set_gateway(w->sim, (int)i, w->up[i])))
 			return err;
@@ -538,6 +539,11 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 	r->utilisation = (double)(bc->delivered_bytes - bl_half) * 8 / secs /
 			 (double)s->bottleneck_bps;
 	r->drops = bc->drop_queue;
+	for (uint32_t i = 0; i <= w->n; i++) {
+		const union uroce_sim_counters *uc = uroce_sim_link_counters(w->sim, w->up[i]);
+		r->pauses += uc->pfc_pauses;
+		r->paused_ns += uc->pfc_paused_ns;
+	}
 	r->queue_peak_all = bc->queue_peak_bytes;
 	r->ce_marks = bc->ce_marked;
 	r->cnps = uroce_dev_counters(w->node[w->n].dev)->np_cnp_sent;

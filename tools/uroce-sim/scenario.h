@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Congestion scenarios on the real engine in the simulated fabric (docs/congestion.md):
  * N senders write to one receiver through a switch whose port to the receiver is the
- * bottleneck (N:1 incast; flows may start and stop at different times). The switch is an
- * endpoint of the fabric that forwards what it receives at once (docs/sim.md "A switch built
- * from an endpoint"). Everything runs on virtual time: the same scenario gives the same
- * figures, byte for byte. Used by uroce-sim and by tests/engine/test_cc.c. */
+ * bottleneck (N:1 incast; flows may start and stop at different times), with PFC if asked.
+ * The switch is the fabric's (docs/sim.md "Switches and PFC"). Everything runs on virtual
+ * time: the same scenario gives the same figures, byte for byte. Used by uroce-sim and by
+ * tests/engine/test_cc.c. */
 #ifndef UROCE_SCENARIO_H
 #define UROCE_SCENARIO_H
 
@@ -26,6 +26,7 @@ struct scenario {
 	uint64_t ce_threshold;     /* step marking above this (ce_kmax 0) */
 	uint64_t ce_kmin, ce_kmax; /* RED marking (ce_kmax set) */
 	double ce_pmax;
+	uint64_t pfc_xoff, pfc_xon; /* PFC on every link into the switch (0: none) */
 	uint64_t duration_ns;
 	uint64_t sample_ns;        /* the time series' step */
 	uint64_t start_ns[SCENARIO_MAX_FLOWS], stop_ns[SCENARIO_MAX_FLOWS]; /* stop 0: the end */
@@ -39,7 +40,8 @@ struct scenario {
  * local ACK timeout of 14 (67 ms, perftest's). */
 void scenario_defaults(struct scenario *s);
 /* Sets one key ("senders", "cc", "link_gbps", "bottleneck_gbps", "latency_us", "queue_kb",
- * "threshold_kb", "red" = "KMIN_KB,KMAX_KB,PMAX", "duration_ms", "sample_us", "starts_ms",
+ * "threshold_kb", "red" = "KMIN_KB,KMAX_KB,PMAX", "pfc" = "XOFF_KB,XON_KB", "duration_ms",
+ * "sample_us", "starts_ms",
  * "stops_ms" = comma lists, "msg_kb", "timeout", "seed"); false with a one-line reason in
  * why. */
 bool scenario_set(struct scenario *s, const char *key, const char *value, char *why,
@@ -54,6 +56,8 @@ struct scenario_result {
 	uint64_t queue_peak;       /* the bottleneck's largest queue in the 2nd half, bytes */
 	uint64_t queue_peak_all;   /* ... over the whole run (the link's queue_peak_bytes) */
 	uint64_t drops, cnps, ce_marks, resent, completions, errors;
+	uint64_t pauses, paused_ns; /* PFC: PAUSEs that stopped a link into the switch, and for
+				     * how long in all */
 	double gbps[SCENARIO_MAX_FLOWS]; /* each sender's average over the 2nd half */
 };
 
