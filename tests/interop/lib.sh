@@ -34,13 +34,18 @@ IC_FAILED=0
 IC_SKIPPED=0
 IC_FAILED_NAMES=()
 IC_PIDS=()
+IC_NETNS=()
 IC_START=$SECONDS
 
 ic_cleanup()
 {
-	local pid
+	local pid ns
 	for pid in "${IC_PIDS[@]}"; do
 		kill "$pid" 2>/dev/null
+	done
+	for ns in "${IC_NETNS[@]}"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
 	done
 	if [ "${UROCE_INTEROP_KEEP:-0}" = 1 ]; then
 		echo "scratch directory kept: $IC_TMP"
@@ -54,6 +59,20 @@ ic_skip()
 {
 	echo "SKIP $IC_TEST: $*"
 	exit 77
+}
+
+# ic_netns NAME...: makes network namespaces, each with its lo up, for a test that builds its
+# own network; ic_cleanup stops what still runs in them and removes them. Skips the test when
+# namespaces cannot be made or entered here.
+ic_netns()
+{
+	local ns
+	for ns in "$@"; do
+		ip netns add "$ns" 2>/dev/null || ic_skip "cannot create a network namespace"
+		IC_NETNS+=("$ns")
+		ip -n "$ns" link set lo up
+	done
+	ip netns exec "$1" true 2>/dev/null || ic_skip "ip netns exec does not work here"
 }
 
 # ic_need PACKAGE PROGRAM...: skips the whole test when a program is missing.

@@ -42,18 +42,6 @@ DCQCN=dcqcn,line_rate=$((RATE_MBIT * 5))m,ai_rate=${RATE_MBIT}k,hai_rate=$((RATE
 DCQCN=$DCQCN,byte_reset=$((RATE_MBIT * 250))
 
 ns_s1=uroce-cs1-$$ ns_s2=uroce-cs2-$$ ns_r=uroce-cr-$$ ns_w=uroce-cw-$$
-bgs=()
-cleanup()
-{
-	local ns p
-	for p in "${bgs[@]}"; do kill "$p" 2>/dev/null; done
-	for ns in "$ns_s1" "$ns_s2" "$ns_r" "$ns_w"; do
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
-	done
-	ic_cleanup
-}
-trap cleanup EXIT
 
 obj=$IC_TMP/cc_bottleneck.bpf.o
 if ! clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)" \
@@ -65,10 +53,7 @@ if ! clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine 2>/dev/null || 
 	ic_finish
 fi
 
-for ns in "$ns_s1" "$ns_s2" "$ns_r" "$ns_w"; do
-	ip netns add "$ns" || ic_skip "cannot create a network namespace"
-	ip -n "$ns" link set lo up
-done
+ic_netns "$ns_s1" "$ns_s2" "$ns_r" "$ns_w"
 ip -n "$ns_w" link add br0 type bridge || ic_skip "cannot create a bridge"
 for end in "$ns_s1:p1:10.79.0.1" "$ns_s2:p2:10.79.0.2" "$ns_r:pr:10.79.0.3"; do
 	IFS=: read -r ns port ip4 <<<"$end"
@@ -134,13 +119,13 @@ run() # NAME CC
 	local name=$1 cc=$2 d0 spids=() cpids=() i rc=0 cap=$IC_TMP/$1.pcap
 	d0=$(tbf_dropped)
 	sample_backlog "$IC_TMP/$name.backlog" &
-	bgs+=($!)
 	local sampler=$!
+	IC_PIDS+=($sampler)
 	ip netns exec "$ns_w" dumpcap -q -i pr -c 3000 \
 		-f "udp port 4791 and (udp[8] = 0x81 or ip[1] & 3 = 3)" -w "$cap" \
 		2>"$IC_TMP/$name.dumpcap" &
 	local dc=$!
-	bgs+=($dc)
+	IC_PIDS+=($dc)
 	for _ in $(seq 100); do
 		grep -qs "Capturing on" "$IC_TMP/$name.dumpcap" && break
 		sleep 0.1

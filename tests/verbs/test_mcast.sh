@@ -23,21 +23,7 @@ peer=${UROCE_BUILD:-/nonexistent}/tests/mcast_peer
 dump=${UROCE_BUILD:-/nonexistent}/tools/uroce-dump/uroce-dump
 a=uroce-ma-$$ b=uroce-mb-$$ c=uroce-mc-$$ w=uroce-mw-$$
 caps=()
-cleanup()
-{
-	local ns p
-	for p in "${caps[@]}"; do kill "$p" 2>/dev/null; done
-	for ns in "$a" "$b" "$c" "$w"; do
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
-	done
-	ic_cleanup
-}
-trap cleanup EXIT
-for ns in "$a" "$b" "$c" "$w"; do
-	ip netns add "$ns" || ic_skip "cannot create a network namespace"
-done
-ip netns exec "$a" true 2>/dev/null || ic_skip "ip netns exec does not work here"
+ic_netns "$a" "$b" "$c" "$w"
 ip -n "$w" link add br0 type bridge || ic_skip "cannot create a bridge"
 for end in "$a:pa" "$b:pb" "$c:pc"; do
 	ns=${end%:*} port=${end#*:}
@@ -47,7 +33,6 @@ for end in "$a:pa" "$b:pb" "$c:pc"; do
 	# No duplicate address detection: the addresses (and the link-local one MLD reports
 	# come from) are usable at once.
 	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-	ip -n "$ns" link set lo up
 	ip -n "$ns" link set u0 up
 done
 ip -n "$w" link set br0 up
@@ -66,6 +51,7 @@ cap="$IC_TMP/wire.pcap"
 if command -v dumpcap >/dev/null 2>&1; then
 	ip netns exec "$w" dumpcap -q -i br0 -f "udp port 4791" -w "$cap" 2>"$IC_TMP/dumpcap.err" &
 	caps+=($!)
+	IC_PIDS+=($!)
 	for _ in $(seq 100); do
 		grep -qs "Capturing on" "$IC_TMP/dumpcap.err" && break
 		sleep 0.1
