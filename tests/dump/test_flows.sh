@@ -233,28 +233,16 @@ eq((len(q["messages"]), q["messages_not_listed"]), (2, q["messages_total"] - 2),
 EOF
 
 # --- Hand-built: PSN wrap, immediate, invalidate, FetchAdd, NAK and RNR NAK, ECN-CE -----------
-python3 - "$tmp/synth.pcap" <<'EOF' || fail "could not build the hand-made capture"
-import struct, sys, zlib
-# RoCEv2/IPv4 frames with a correct ICRC (docs/facts.md section 1), A = 10.9.0.1 QP 0x11
-# sending to B = 10.9.0.2 QP 0x22.
+python3 - "$tmp/synth.pcap" "$(dirname "$0")" <<'EOF' || fail "could not build the hand-made capture"
+import struct, sys
+sys.path.insert(0, sys.argv[2])
+from rocev2_synth import frame, write_pcap
+# A = 10.9.0.1 QP 0x11 sending to B = 10.9.0.2 QP 0x22, frames 100 us apart.
 A, B = bytes([10, 9, 0, 1]), bytes([10, 9, 0, 2])
 frames = []
 
-def pkt(src, dst, opcode, qp, psn, ext=b"", payload=b"", ackreq=False, tos=0):
-    pad = -len(payload) % 4
-    bth = struct.pack(">BBHII", opcode, pad << 4, 0xFFFF, qp, ackreq << 31 | psn)
-    body = bth + ext + payload + bytes(pad)
-    udp = struct.pack(">HHHH", 0xC000, 4791, 8 + len(body) + 4, 0)
-    ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, tos, 28 + len(body) + 4, 0, 0x4000, 64,
-                               17, 0, src, dst))
-    s = sum(struct.unpack(">10H", ip))
-    s = (s & 0xFFFF) + (s >> 16)
-    ip[10:12] = struct.pack(">H", ~(s + (s >> 16)) & 0xFFFF)
-    mip, mbth = bytearray(ip), bytearray(bth)
-    mip[1] = mip[8] = mip[10] = mip[11] = mbth[4] = 0xFF
-    crc = zlib.crc32(b"\xff" * 8 + mip + udp[:6] + b"\xff\xff" + mbth + body[12:])
-    frames.append(b"\x02" * 6 + b"\x04" * 6 + b"\x08\x00" + ip + udp + body +
-                  struct.pack("<I", crc))
+def pkt(*args, **kw):
+    frames.append(frame(*args, **kw))
 
 def req(opcode, psn, ext=b"", payload=b"", ackreq=False, tos=0):
     pkt(A, B, opcode, 0x22, psn, ext, payload, ackreq, tos)
@@ -280,10 +268,7 @@ resp(0x11, 0x000005, 0x2E)                                             # RNR NAK
 req(0x04, 0x000005, b"", b"g" * 8, True)                               # after the RNR timer
 resp(0x11, 0x000005, 0x1F)
 
-with open(sys.argv[1], "wb") as out:
-    out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-    for i, f in enumerate(frames):
-        out.write(struct.pack("<IIII", 1, 100 * i, len(f), len(f)) + f)
+write_pcap(sys.argv[1], [(100 * i, f) for i, f in enumerate(frames)])
 EOF
 "$UROCE_DUMP" -q -r "$tmp/synth.pcap" --flows=json >"$tmp/synth.json" ||
 	fail "hand-built capture: uroce-dump failed"

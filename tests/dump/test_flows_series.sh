@@ -22,32 +22,19 @@ fail()
 
 # A = 10.9.0.1 QP 0x11 writes to B = 10.9.0.2 QP 0x22 (RoCEv2/IPv4, correct ICRCs, as in
 # test_flows.sh); B sends CNPs to A's QP. Times in microseconds from the first frame.
-python3 - "$tmp/t.pcap" <<'EOF' || fail "could not build the capture"
-import struct, sys, zlib
+python3 - "$tmp/t.pcap" "$(dirname "$0")" <<'EOF' || fail "could not build the capture"
+import struct, sys
+sys.path.insert(0, sys.argv[2])
+from rocev2_synth import frame, write_pcap
 A, B = bytes([10, 9, 0, 1]), bytes([10, 9, 0, 2])
 frames = []
 
-def pkt(t_us, src, dst, opcode, qp, psn, ext=b"", payload=b"", tos=0):
-    pad = -len(payload) % 4
-    bth = struct.pack(">BBHII", opcode, pad << 4, 0xFFFF, qp, psn)
-    body = bth + ext + payload + bytes(pad)
-    udp = struct.pack(">HHHH", 0xC000, 4791, 8 + len(body) + 4, 0)
-    ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, tos, 28 + len(body) + 4, 0, 0x4000, 64,
-                               17, 0, src, dst))
-    s = sum(struct.unpack(">10H", ip))
-    s = (s & 0xFFFF) + (s >> 16)
-    ip[10:12] = struct.pack(">H", ~(s + (s >> 16)) & 0xFFFF)
-    mip, mbth = bytearray(ip), bytearray(bth)
-    mip[1] = mip[8] = mip[10] = mip[11] = mbth[4] = 0xFF
-    crc = zlib.crc32(b"\xff" * 8 + mip + udp[:6] + b"\xff\xff" + mbth + body[12:])
-    frames.append((t_us, b"\x02" * 6 + b"\x04" * 6 + b"\x08\x00" + ip + udp + body +
-                   struct.pack("<I", crc)))
-
 def write(t_us, psn, tos=0):  # RDMA WRITE ONLY, 100 bytes: 174 bytes on the wire
-    pkt(t_us, A, B, 0x0A, 0x22, psn, struct.pack(">QII", 0x1000, 0x77, 100), b"w" * 100, tos)
+    frames.append((t_us, frame(A, B, 0x0A, 0x22, psn, struct.pack(">QII", 0x1000, 0x77, 100),
+                               b"w" * 100, tos=tos)))
 
 def cnp(t_us):                # 16 reserved bytes: 74 bytes on the wire
-    pkt(t_us, B, A, 0x81, 0x11, 0, bytes(16))
+    frames.append((t_us, frame(B, A, 0x81, 0x11, 0, bytes(16))))
 
 # step 0 (0..10 ms): PSNs 100..109, the fourth marked CE; a CNP
 for i in range(10):
@@ -62,10 +49,7 @@ cnp(26000)
 # step 3 (30..40 ms): PSN 115
 write(35000, 115)
 
-with open(sys.argv[1], "wb") as out:
-    out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-    for t, f in sorted(frames, key=lambda x: x[0]):
-        out.write(struct.pack("<IIII", 1 + t // 1000000, t % 1000000, len(f), len(f)) + f)
+write_pcap(sys.argv[1], sorted(frames, key=lambda x: x[0]))
 EOF
 
 if ! "$UROCE_DUMP" -q -r "$tmp/t.pcap" --series="$tmp/s.csv" >"$tmp/out" 2>&1; then
