@@ -31,7 +31,10 @@ suite=/usr/share/doc/rdma-core/tests
 	ic_skip "pyverbs does not import in $python: install python3-pyverbs"
 
 addr=127.0.21.1
-if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+# A namespace of its own where the system allows one (not in a chroot whose root is no mount
+# point: its propagation cannot change); else on the host's lo, as without root.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
+	unshare --net --mount --propagation private true 2>/dev/null; then
 	if [ -z "${RC_INSIDE:-}" ]; then
 		trap - EXIT
 		rm -rf "$IC_TMP"

@@ -197,11 +197,14 @@ soak()
 	ic_alive "$spid" && kill "$spid"
 	wait "$spid"
 	rc_s=$?
+	# Only a run that was captured (in a namespace of its own) can show its retransmissions.
+	local captured=${cap_pid:+1}
 	read -r retx reqs < <(capture_stop)
+	cap_pid= # capture_stop ran in a subshell
 	problems=$( {
 		judge server "$s" "$rc_s"
 		judge client "$c" "$rc_c"
-		if [ "$capture" = 1 ] && ! [ "${retx:-0}" -gt 0 ] 2>/dev/null; then
+		if [ -n "$captured" ] && ! [ "${retx:-0}" -gt 0 ] 2>/dev/null; then
 			echo "the capture shows no request sent again: did UROCE_IMPAIR act? (${retx:-no flows})"
 			ic_show "dumpcap" "$cap_err"
 			ic_show "uroce-dump" "$cap_json.err"
