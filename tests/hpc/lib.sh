@@ -37,6 +37,7 @@ hpc_enter()
 	if [ -z "${HPC_INSIDE:-}" ]; then
 		[ "$(id -u)" -eq 0 ] ||
 			ic_skip "needs root for a network namespace of its own and a capture on its lo"
+		ic_need_mount_ns # uroce-devns gives the test its /dev/infiniband in one
 		trap - EXIT
 		rm -rf "$IC_TMP"
 		HPC_INSIDE=1 exec unshare --net -- "$HPC_DEVNS" bash "$0" "$@"

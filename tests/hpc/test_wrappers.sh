@@ -16,6 +16,7 @@ if [ ! -x "$HPC_DEVNS" ] || [ ! -x "$HPC_RANK" ]; then
 	exit 1
 fi
 [ "$(id -u)" -eq 0 ] || ic_skip "needs root (mount namespaces with /dev/infiniband hidden or made)"
+ic_need_mount_ns
 node=/dev/infiniband/uverbs-uroce0
 
 # check NAME EXPECTED COMMAND...: the command's output must be EXPECTED.

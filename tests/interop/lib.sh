@@ -75,6 +75,14 @@ ic_netns()
 	ip netns exec "$1" true 2>/dev/null || ic_skip "ip netns exec does not work here"
 }
 
+# ic_need_mount_ns: skips the test where no private mount namespace can be made: in a chroot
+# whose root is no mount point, unshare cannot change the root's propagation.
+ic_need_mount_ns()
+{
+	unshare --mount --propagation private true 2>/dev/null ||
+		ic_skip "no private mount namespace here (in a chroot, bind-mount its root on itself first)"
+}
+
 # ic_need PACKAGE PROGRAM...: skips the whole test when a program is missing.
 ic_need()
 {
