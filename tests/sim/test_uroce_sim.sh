@@ -4,7 +4,8 @@
 # gives the same output, byte for byte (stdout and the CSV time series); the CSV has a row per
 # sample with the queue, the CNPs and two columns per flow; flows stop when told; in the
 # loss-tolerant scenario DCQCN resends at least 4 times less than no congestion control; PFC
-# keeps the incast lossless and its queue within the senders' XOFF; bad keys,
+# keeps the incast lossless and its queue within the senders' XOFF; PFC's victim flow loses its
+# throughput without congestion control and has it under DCQCN; bad keys,
 # values and file lines are named, with exit 2; --plot draws a PNG with gnuplot (skipped, and
 # said so, without gnuplot).
 set -u
@@ -97,6 +98,23 @@ assert ad * 4 <= an                       # DCQCN: far fewer PAUSEs
 PY
 	{ fail "pfc"; cat "$tmp/pfc.none" "$tmp/pfc.dcqcn"; }
 
+# PFC's victim flow: without congestion control the pauses spread to the core link and the
+# flow that crosses only it loses its throughput; DCQCN gives it back
+for cc in none dcqcn; do
+	"$sim" "$scen/victim.conf" cc=$cc duration_ms=20 --quiet >"$tmp/victim.$cc" 2>&1 ||
+		fail "victim $cc: exit $?"
+done
+python3 - "$tmp/victim.none" "$tmp/victim.dcqcn" <<'PY' && pass "victim flow" ||
+import re, sys
+def victim(path):
+    return float(re.search(r"victim flow: ([0-9.]+) Gb/s", open(path).read()).group(1))
+vn, vd = victim(sys.argv[1]), victim(sys.argv[2])
+print(f"  victim flow: {vn} Gb/s without congestion control, {vd} with DCQCN (its link: 25)")
+assert vd >= 22.5                         # DCQCN: the victim has its link
+assert vn * 2 <= vd                       # PFC alone: it loses at least half
+PY
+	{ fail "victim flow"; cat "$tmp/victim.none" "$tmp/victim.dcqcn"; }
+
 # errors: named, exit 2
 check_err() { # EXPECT ARGS...
 	local want=$1
@@ -112,6 +130,7 @@ check_err "cc: timely" cc=timely
 check_err "red: KMIN_KB,KMAX_KB,PMAX" red=100,20,0.5
 check_err "timeout: a number from 1 to 31" timeout=32
 check_err "pfc: XOFF_KB,XON_KB with XON < XOFF" pfc=40,50
+check_err "victim: a number from 0 to 1" victim=2
 printf 'senders = 2\nthis line is wrong\n' >"$tmp/bad.conf"
 check_err "bad.conf:2: not key = value" "$tmp/bad.conf"
 check_err "unknown option" --nope

@@ -24,7 +24,10 @@ static void usage(FILE *f)
 	      "  bottleneck_gbps=G   the switch's port to the receiver (10)\n"
 	      "  latency_us=U        every link (1)\n"
 	      "  queue_kb=K          the bottleneck's queue, tail drop past it (16000)\n"
-	      "  pfc=XOFF,XON        PFC on the links into the switch, KB (none)\n"
+	      "  pfc=XOFF,XON        PFC on the links into a switch, KB (none)\n"
+	      "  victim=1            PFC's victim flow: the receiver behind a second switch over a\n"
+	      "                      core link, and one more flow through the core link only\n"
+	      "  core_gbps=G         the core link (100)\n"
 	      "  red=KMIN,KMAX,PMAX  RED marking, KB, KB, probability (20,100,0.5)\n"
 	      "  threshold_kb=K      step marking above K instead of RED\n"
 	      "  duration_ms=M (60)  sample_us=U (100)  msg_kb=K (64)  seed=S (1)\n"
@@ -48,8 +51,11 @@ static int plot(const char *csv, const char *png, const struct scenario *s)
 		   "set datafile separator ','\nset key outside right\nset multiplot layout 2,1\n"
 		   "set ylabel 'Gb/s sent'\nset xlabel 'time (us)'\nset grid\n",
 		png);
-	fprintf(g, "plot for [i=4:%u] '%s' using 1:i with lines title sprintf('flow %%d', i - 3)\n",
+	fprintf(g, "plot for [i=4:%u] '%s' using 1:i with lines title sprintf('flow %%d', i - 3)",
 		3 + s->senders, csv);
+	if (s->victim) /* its column follows the senders' */
+		fprintf(g, ", '%s' using 1:%u with lines title 'victim flow'", csv, 4 + s->senders);
+	fputc('\n', g);
 	fprintf(g, "set ylabel 'queue (KB)'\nplot '%s' using 1:($2/1000) with lines title "
 		   "'bottleneck queue'\nunset multiplot\n",
 		csv);
@@ -137,6 +143,9 @@ int main(int argc, char **argv)
 	       (double)s.duration_ns / 1e6);
 	for (uint32_t i = 0; i < s.senders; i++)
 		printf("  flow %u: %.3f Gb/s\n", i + 1, r.gbps[i]);
+	if (s.victim)
+		printf("  victim flow: %.3f Gb/s (through the core link, not the bottleneck)\n",
+		       r.victim_gbps);
 	printf("  Jain's index %.4f, utilisation %.3f, queue peak %" PRIu64 " B (whole run %" PRIu64
 	       " B)\n",
 	       r.jain, r.utilisation, r.queue_peak, r.queue_peak_all);
@@ -144,7 +153,7 @@ int main(int argc, char **argv)
 	       " resent, %" PRIu64 " completions (%" PRIu64 " errors)\n",
 	       r.cnps, r.ce_marks, r.drops, r.resent, r.completions, r.errors);
 	if (s.pfc_xoff)
-		printf("PFC: %" PRIu64 " PAUSEs, links into the switch paused %.3f ms in all\n",
+		printf("PFC: %" PRIu64 " PAUSEs, links into the switches paused %.3f ms in all\n",
 		       r.pauses, (double)r.paused_ns / 1e6);
 	if (png && plot(csv_path, png, &s)) {
 		fprintf(stderr, "uroce-sim: gnuplot failed to draw %s\n", png);

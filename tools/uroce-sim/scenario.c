@@ -32,6 +32,7 @@ void scenario_defaults(struct scenario *s)
 	s->sample_ns = 100000;
 	s->msg_bytes = 65536;
 	s->ack_timeout = 14;
+	s->core_bps = 100000000000ull;
 	s->seed = 1;
 }
 
@@ -121,6 +122,8 @@ bool scenario_set(struct scenario *s, const char *key, const char *value, char *
 		{"sample_us", 1, 1e6, 1e3, offsetof(struct scenario, sample_ns), false},
 		{"msg_kb", 0.001, 1024, 1e3, offsetof(struct scenario, msg_bytes), true},
 		{"timeout", 1, 31, 1, offsetof(struct scenario, ack_timeout), true},
+		{"victim", 0, 1, 1, offsetof(struct scenario, victim), true},
+		{"core_gbps", 0.001, 400, 1e9, offsetof(struct scenario, core_bps), false},
 		{"seed", 0, 1e15, 1, offsetof(struct scenario, seed), false},
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -196,18 +199,26 @@ struct node {
 	struct uroce_io_addr addr;
 };
 
+/* Nodes 0..n-1 are the senders, node n the receiver; with the victim flow, node n + 1 its
+ * sender and node n + 2 its receiver. Flow f < n goes from node f to node n, flow n (the
+ * victim) from node n + 1 to node n + 2. */
+#define MAX_NODES (SCENARIO_MAX_FLOWS + 3)
+
 struct run {
 	const struct scenario *s;
 	struct uroce_sim *sim;
-	uint32_t n;                       /* senders; node n is the receiver */
-	struct node node[SCENARIO_MAX_FLOWS + 1];
-	int sw;                           /* the switch's endpoint */
-	int up[SCENARIO_MAX_FLOWS + 1];   /* node i's link to the switch */
-	int bottleneck;                   /* the switch's link to the receiver */
-	struct uroce_qp *qp[SCENARIO_MAX_FLOWS][2];
-	struct uroce_mr *src_mr[SCENARIO_MAX_FLOWS], *dst_mr[SCENARIO_MAX_FLOWS];
-	uint8_t *src[SCENARIO_MAX_FLOWS], *dst[SCENARIO_MAX_FLOWS];
-	uint32_t outstanding[SCENARIO_MAX_FLOWS];
+	uint32_t n;                       /* senders of the incast */
+	uint32_t nflows, nnodes;
+	struct node node[MAX_NODES];
+	uint32_t src_node[SCENARIO_MAX_FLOWS + 1], dst_node[SCENARIO_MAX_FLOWS + 1];
+	int sw, sw2;                      /* the switches' endpoints (sw2: the victim's, or -1) */
+	int up[MAX_NODES];                /* node i's link to its switch */
+	int core[2];                      /* sw -> sw2, sw2 -> sw (victim only) */
+	int bottleneck;                   /* the link to the receiver */
+	struct uroce_qp *qp[SCENARIO_MAX_FLOWS + 1][2];
+	struct uroce_mr *src_mr[SCENARIO_MAX_FLOWS + 1], *dst_mr[SCENARIO_MAX_FLOWS + 1];
+	uint8_t *src[SCENARIO_MAX_FLOWS + 1], *dst[SCENARIO_MAX_FLOWS + 1];
+	uint32_t outstanding[SCENARIO_MAX_FLOWS + 1];
 	struct uroce_io_pkt pkts[BATCH];
 	uint8_t *buf;
 	uint64_t peak, half;
@@ -262,10 +273,10 @@ static void run_until(struct run *w, uint64_t until)
 		uint64_t q = uroce_sim_link_queue_bytes(w->sim, w->bottleneck);
 		if (now >= w->half && q > w->r->queue_peak)
 			w->r->queue_peak = q;
-		for (uint32_t i = 0; i <= w->n; i++)
+		for (uint32_t i = 0; i < w->nnodes; i++)
 			pump_node(w, &w->node[i], now);
 		t = uroce_sim_next_event_time(w->sim);
-		for (uint32_t i = 0; i <= w->n; i++) {
+		for (uint32_t i = 0; i < w->nnodes; i++) {
 			uint64_t d = uroce_dev_next_deadline(w->node[i].dev);
 			if (d < t)
 				t = d;
@@ -347,43 +358,62 @@ static int setup(struct run *w)
 	if (!(w->buf = malloc((size_t)BATCH * PKT_MAX)) ||
 	    !(w->sim = uroce_sim_new(s->seed, &scfg)))
 		return UROCE_ENOMEM;
-	for (uint32_t i = 0; i <= w->n; i++)
+	for (uint32_t i = 0; i < w->nnodes; i++)
 		if ((err = node_new(w, i)))
 			return err;
-	struct uroce_io_addr sw_addr = addr_of(1000);
-	if ((w->sw = uroce_sim_add_endpoint(w->sim, &sw_addr, RING_PKTS)) < 0)
+	struct uroce_io_addr sw_addr = addr_of(1000), sw2_addr = addr_of(1001);
+	if ((w->sw = uroce_sim_add_endpoint(w->sim, &sw_addr, 1)) < 0)
 		return w->sw;
 	if ((err = uroce_sim_set_switch(w->sim, w->sw)))
 		return err;
-	for (uint32_t i = 0; i <= w->n; i++) {
-		if ((w->up[i] = uroce_sim_connect(w->sim, (int)i, w->sw, &in)) < 0)
+	w->sw2 = -1;
+	if (s->victim) {
+		/* the second switch, and the core link both ways as each switch's default route */
+		struct uroce_sim_link_cfg core = in;
+		core.bandwidth_bps = s->core_bps;
+		if ((w->sw2 = uroce_sim_add_endpoint(w->sim, &sw2_addr, 1)) < 0)
+			return w->sw2;
+		if ((err = uroce_sim_set_switch(w->sim, w->sw2)))
+			return err;
+		if ((w->core[0] = uroce_sim_connect(w->sim, w->sw, w->sw2, &core)) < 0)
+			return w->core[0];
+		if ((w->core[1] = uroce_sim_connect(w->sim, w->sw2, w->sw, &core)) < 0)
+			return w->core[1];
+		if ((err = uroce_sim_set_gateway(w->sim, w->sw, w->core[0])) ||
+		    (err = uroce_sim_set_gateway(w->sim, w->sw2, w->core[1])))
+			return err;
+	}
+	for (uint32_t i = 0; i < w->nnodes; i++) {
+		/* the receivers sit behind the second switch, when there is one */
+		int at = s->victim && (i == w->n || i == w->n + 2) ? w->sw2 : w->sw;
+		if ((w->up[i] = uroce_sim_connect(w->sim, (int)i, at, &in)) < 0)
 			return w->up[i];
 		if ((err = uroce_sim_set_gateway(w->sim, (int)i, w->up[i])))
 			return err;
-		int down = uroce_sim_connect(w->sim, w->sw, (int)i, i == w->n ? &bl : &up);
+		int down = uroce_sim_connect(w->sim, at, (int)i, i == w->n ? &bl : &up);
 		if (down < 0)
 			return down;
 		if (i == w->n)
 			w->bottleneck = down;
 	}
-	struct node *rx = &w->node[w->n];
-	for (uint32_t i = 0; i < w->n; i++) {
+	for (uint32_t i = 0; i < w->nflows; i++) {
+		struct node *tx = &w->node[w->src_node[i]], *rx = &w->node[w->dst_node[i]];
 		struct uroce_qp_init_attr qa = {.qp_type = UROCE_QPT_RC,
 						.cap = {.max_send_wr = WINDOW_WRS, .max_recv_wr = 1,
 							.max_send_sge = 1, .max_recv_sge = 1}};
-		qa.send_cq = qa.recv_cq = w->node[i].cq;
-		if ((err = uroce_qp_create(w->node[i].pd, &qa, &w->qp[i][0])))
+		qa.send_cq = qa.recv_cq = tx->cq;
+		if ((err = uroce_qp_create(tx->pd, &qa, &w->qp[i][0])))
 			return err;
 		qa.send_cq = qa.recv_cq = rx->cq;
 		if ((err = uroce_qp_create(rx->pd, &qa, &w->qp[i][1])) ||
 		    (err = qp_up(w->qp[i][0], &rx->addr, uroce_qp_num(w->qp[i][1]),
 				 s->ack_timeout)) ||
-		    (err = qp_up(w->qp[i][1], &w->node[i].addr, uroce_qp_num(w->qp[i][0]),
+		    (err = qp_up(w->qp[i][1], &tx->addr, uroce_qp_num(w->qp[i][0]),
 				 s->ack_timeout)))
 			return err;
 		if (!(w->src[i] = calloc(1, s->msg_bytes)) || !(w->dst[i] = calloc(1, s->msg_bytes)))
 			return UROCE_ENOMEM;
-		if ((err = uroce_mr_reg(w->node[i].pd, w->src[i], s->msg_bytes,
+		if ((err = uroce_mr_reg(tx->pd, w->src[i], s->msg_bytes,
 					(uint64_t)(uintptr_t)w->src[i], UROCE_ACCESS_LOCAL_WRITE,
 					&w->src_mr[i])) ||
 		    (err = uroce_mr_reg(rx->pd, w->dst[i], s->msg_bytes, (uint64_t)(uintptr_t)w->dst[i],
@@ -392,6 +422,12 @@ static int setup(struct run *w)
 			return err;
 	}
 	return 0;
+}
+
+/* The bytes flow f's sender has put on its link into the switch. */
+static uint64_t sent_bytes(const struct run *w, uint32_t f)
+{
+	return uroce_sim_link_counters(w->sim, w->up[w->src_node[f]])->delivered_bytes;
 }
 
 static bool running(const struct scenario *s, uint32_t i, uint64_t t)
@@ -405,8 +441,8 @@ static void refill(struct run *w, uint64_t t)
 	struct uroce_wc wc[64];
 	int got;
 
-	for (uint32_t i = 0; i < w->n; i++) {
-		while ((got = uroce_cq_poll(w->node[i].cq, wc, 64)) > 0)
+	for (uint32_t i = 0; i < w->nflows; i++) {
+		while ((got = uroce_cq_poll(w->node[w->src_node[i]].cq, wc, 64)) > 0)
 			for (int k = 0; k < got; k++) {
 				w->r->completions++;
 				w->r->errors += wc[k].status != UROCE_WC_SUCCESS;
@@ -433,9 +469,9 @@ static void refill(struct run *w, uint64_t t)
 
 static void teardown(struct run *w)
 {
-	for (uint32_t i = 0; i <= w->n; i++)
+	for (uint32_t i = 0; i < w->nnodes; i++)
 		uroce_dev_free(w->node[i].dev); /* its QPs, MRs, CQs, PD with it */
-	for (uint32_t i = 0; i < w->n; i++) {
+	for (uint32_t i = 0; i < w->nflows; i++) {
 		free(w->src[i]);
 		free(w->dst[i]);
 	}
@@ -446,7 +482,7 @@ static void teardown(struct run *w)
 int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scenario_result *r)
 {
 	struct run *w = calloc(1, sizeof(*w));
-	uint64_t prev[SCENARIO_MAX_FLOWS] = {0}, half_bytes[SCENARIO_MAX_FLOWS] = {0};
+	uint64_t prev[SCENARIO_MAX_FLOWS + 1] = {0}, half_bytes[SCENARIO_MAX_FLOWS + 1] = {0};
 	uint64_t bl_half = 0;
 	int err;
 
@@ -456,10 +492,21 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 	w->s = s;
 	w->r = r;
 	w->n = s->senders;
+	w->nflows = s->senders + !!s->victim;
+	w->nnodes = s->senders + 1 + 2 * !!s->victim;
 	w->half = s->duration_ns / 2;
-	if (s->senders < 1 || s->senders > SCENARIO_MAX_FLOWS || !s->sample_ns || !s->msg_bytes) {
+	if (s->senders < 1 || s->senders > SCENARIO_MAX_FLOWS || !s->sample_ns || !s->msg_bytes ||
+	    (s->victim && s->senders == SCENARIO_MAX_FLOWS)) {
 		free(w);
 		return UROCE_EINVAL;
+	}
+	for (uint32_t i = 0; i < w->n; i++) {
+		w->src_node[i] = i;
+		w->dst_node[i] = w->n;
+	}
+	if (s->victim) {
+		w->src_node[w->n] = w->n + 1;
+		w->dst_node[w->n] = w->n + 2;
 	}
 	if ((err = setup(w))) {
 		teardown(w);
@@ -468,10 +515,12 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 	}
 	if (csv) {
 		fprintf(csv, "time_us,queue_bytes,cnps");
-		for (uint32_t i = 0; i < w->n; i++)
-			fprintf(csv, ",flow%u_gbps", i + 1);
-		for (uint32_t i = 0; i < w->n; i++)
-			fprintf(csv, ",flow%u_cc_gbps", i + 1);
+		for (int cc = 0; cc < 2; cc++) {
+			for (uint32_t i = 0; i < w->n; i++)
+				fprintf(csv, ",flow%u_%sgbps", i + 1, cc ? "cc_" : "");
+			if (w->nflows > w->n)
+				fprintf(csv, ",victim_%sgbps", cc ? "cc_" : "");
+		}
 		fputc('\n', csv);
 	}
 	unsigned shown = 0;
@@ -486,8 +535,8 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 			next = s->duration_ns;
 		if (t < w->half && next >= w->half) {
 			run_until(w, w->half);
-			for (uint32_t i = 0; i < w->n; i++)
-				half_bytes[i] = uroce_sim_link_counters(w->sim, w->up[i])->delivered_bytes;
+			for (uint32_t i = 0; i < w->nflows; i++)
+				half_bytes[i] = sent_bytes(w, i);
 			bl_half = uroce_sim_link_counters(w->sim, w->bottleneck)->delivered_bytes;
 		}
 		run_until(w, next);
@@ -498,12 +547,12 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 			fprintf(csv, "%.1f,%" PRIu64 ",%" PRIu64, (double)t / 1e3,
 				uroce_sim_link_queue_bytes(w->sim, w->bottleneck),
 				uroce_dev_counters(w->node[w->n].dev)->np_cnp_sent);
-			for (uint32_t i = 0; i < w->n; i++) {
-				uint64_t b = uroce_sim_link_counters(w->sim, w->up[i])->delivered_bytes;
+			for (uint32_t i = 0; i < w->nflows; i++) {
+				uint64_t b = sent_bytes(w, i);
 				fprintf(csv, ",%.4f", (double)(b - prev[i]) * 8 / (double)(t - row_start));
 				prev[i] = b;
 			}
-			for (uint32_t i = 0; i < w->n; i++) {
+			for (uint32_t i = 0; i < w->nflows; i++) {
 				uint64_t rate = uroce_qp_cc_rate(w->qp[i][0]);
 				if (rate == UINT64_MAX)
 					fputc(',', csv);
@@ -524,23 +573,28 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 	/* The second half: every sender that ran all of it counts in the fairness index. */
 	double sum = 0, sq = 0, secs = (double)(s->duration_ns - w->half) / 1e9;
 	uint32_t counted = 0;
-	for (uint32_t i = 0; i < w->n; i++) {
-		uint64_t b = uroce_sim_link_counters(w->sim, w->up[i])->delivered_bytes - half_bytes[i];
-		r->gbps[i] = (double)b * 8 / secs / 1e9;
+	for (uint32_t i = 0; i < w->nflows; i++) {
+		double gbps = (double)(sent_bytes(w, i) - half_bytes[i]) * 8 / secs / 1e9;
+		r->resent += uroce_qp_counters(w->qp[i][0])->retransmitted_pkts;
+		if (i == w->n) { /* the victim: not in the incast's fairness */
+			r->victim_gbps = gbps;
+			continue;
+		}
+		r->gbps[i] = gbps;
 		if (s->start_ns[i] <= w->half && (!s->stop_ns[i] || s->stop_ns[i] >= s->duration_ns)) {
 			sum += r->gbps[i];
 			sq += r->gbps[i] * r->gbps[i];
 			counted++;
 		}
-		r->resent += uroce_qp_counters(w->qp[i][0])->retransmitted_pkts;
 	}
 	r->jain = sq > 0 ? sum * sum / (counted * sq) : 0;
 	const union uroce_sim_counters *bc = uroce_sim_link_counters(w->sim, w->bottleneck);
 	r->utilisation = (double)(bc->delivered_bytes - bl_half) * 8 / secs /
 			 (double)s->bottleneck_bps;
 	r->drops = bc->drop_queue;
-	for (uint32_t i = 0; i <= w->n; i++) {
-		const union uroce_sim_counters *uc = uroce_sim_link_counters(w->sim, w->up[i]);
+	for (uint32_t i = 0; i < w->nnodes + 2 * !!s->victim; i++) {
+		int l = i < w->nnodes ? w->up[i] : w->core[i - w->nnodes];
+		const union uroce_sim_counters *uc = uroce_sim_link_counters(w->sim, l);
 		r->pauses += uc->pfc_pauses;
 		r->paused_ns += uc->pfc_paused_ns;
 	}

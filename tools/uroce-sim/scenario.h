@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Congestion scenarios on the real engine in the simulated fabric (docs/congestion.md):
  * N senders write to one receiver through a switch whose port to the receiver is the
- * bottleneck (N:1 incast; flows may start and stop at different times), with PFC if asked.
+ * bottleneck (N:1 incast; flows may start and stop at different times), with PFC if asked,
+ * and PFC's victim flow (a second switch behind a core link) if asked.
  * The switch is the fabric's (docs/sim.md "Switches and PFC"). Everything runs on virtual
  * time: the same scenario gives the same figures, byte for byte. Used by uroce-sim and by
  * tests/engine/test_cc.c. */
@@ -26,7 +27,13 @@ struct scenario {
 	uint64_t ce_threshold;     /* step marking above this (ce_kmax 0) */
 	uint64_t ce_kmin, ce_kmax; /* RED marking (ce_kmax set) */
 	double ce_pmax;
-	uint64_t pfc_xoff, pfc_xon; /* PFC on every link into the switch (0: none) */
+	uint64_t pfc_xoff, pfc_xon; /* PFC on every link into a switch (0: none) */
+	/* PFC's victim flow: the receiver moves behind a second switch, reached over a core
+	 * link of core_bps from the first, and one more flow goes from a sender on the first
+	 * switch to a receiver of its own on the second, through the core link but not the
+	 * bottleneck. */
+	uint32_t victim;           /* 0 or 1 */
+	uint64_t core_bps;
 	uint64_t duration_ns;
 	uint64_t sample_ns;        /* the time series' step */
 	uint64_t start_ns[SCENARIO_MAX_FLOWS], stop_ns[SCENARIO_MAX_FLOWS]; /* stop 0: the end */
@@ -40,8 +47,8 @@ struct scenario {
  * local ACK timeout of 14 (67 ms, perftest's). */
 void scenario_defaults(struct scenario *s);
 /* Sets one key ("senders", "cc", "link_gbps", "bottleneck_gbps", "latency_us", "queue_kb",
- * "threshold_kb", "red" = "KMIN_KB,KMAX_KB,PMAX", "pfc" = "XOFF_KB,XON_KB", "duration_ms",
- * "sample_us", "starts_ms",
+ * "threshold_kb", "red" = "KMIN_KB,KMAX_KB,PMAX", "pfc" = "XOFF_KB,XON_KB", "victim",
+ * "core_gbps", "duration_ms", "sample_us", "starts_ms",
  * "stops_ms" = comma lists, "msg_kb", "timeout", "seed"); false with a one-line reason in
  * why. */
 bool scenario_set(struct scenario *s, const char *key, const char *value, char *why,
@@ -59,10 +66,12 @@ struct scenario_result {
 	uint64_t pauses, paused_ns; /* PFC: PAUSEs that stopped a link into the switch, and for
 				     * how long in all */
 	double gbps[SCENARIO_MAX_FLOWS]; /* each sender's average over the 2nd half */
+	double victim_gbps;              /* the victim flow's, when there is one */
 };
 
 /* Runs the scenario; with csv, writes the time series there (time_us, queue_bytes, cnps,
- * then per flow its throughput and its congestion control rate, Gb/s); progress, when
+ * then per flow its throughput and its congestion control rate, Gb/s, the victim flow's
+ * last); progress, when
  * `progress` is set, to stderr. Returns 0, or a negative UROCE_E* code (setup failed). */
 int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scenario_result *r);
 
