@@ -157,9 +157,10 @@ run() # NAME CC
 	# the queue's peak over the run, and over its second half (after the start, when every
 	# sender leaves at its line rate)
 	peak=$(sort -n "$IC_TMP/$name.backlog" | tail -1)
-	local n half
+	local n half mean
 	n=$(wc -l <"$IC_TMP/$name.backlog")
 	half=$(tail -n $((n / 2)) "$IC_TMP/$name.backlog" | sort -n | tail -1)
+	mean=$(tail -n $((n / 2)) "$IC_TMP/$name.backlog" | awk '{ s += $1 } END { print NR ? int(s / NR) : 0 }')
 	marks=$(($(counter "$IC_TMP/$name.server1" np_ecn_marked_roce_packets) +
 		$(counter "$IC_TMP/$name.server2" np_ecn_marked_roce_packets)))
 	cnps=$(($(counter "$IC_TMP/$name.server1" np_cnp_sent) +
@@ -168,14 +169,14 @@ run() # NAME CC
 		$(counter "$IC_TMP/$name.client2" rp_cnp_handled)))
 	resent=$(($(counter "$IC_TMP/$name.client1" retransmitted_pkts) +
 		$(counter "$IC_TMP/$name.client2" retransmitted_pkts)))
-	R[$name.b1]=$b1 R[$name.b2]=$b2 R[$name.drops]=$drops R[$name.peak]=${peak:-0} R[$name.half]=${half:-0}
+	R[$name.b1]=$b1 R[$name.b2]=$b2 R[$name.drops]=$drops R[$name.peak]=${peak:-0} R[$name.half]=${half:-0} R[$name.mean]=${mean:-0}
 	R[$name.marks]=$marks R[$name.cnps]=$cnps R[$name.handled]=$handled R[$name.resent]=$resent
 	R[$name.jain]=$(awk -v a="$b1" -v b="$b2" 'BEGIN { s = a + b; q = a * a + b * b;
 		printf "%.3f", (q > 0 ? s * s / (2 * q) : 0) }')
 	R[$name.util]=$(awk -v a="$b1" -v b="$b2" -v r=$RATE_MBIT 'BEGIN {
 		printf "%.2f", (a + b) * 8 / r }')
-	printf '%-6s flows %6.2f + %6.2f MB/s  Jain %s  utilisation %s  queue peak %7d B (second half %7d B)  drops %6d  marks %6d  CNPs %5d (handled %5d)  resent %6d\n' \
-		"$name" "$b1" "$b2" "${R[$name.jain]}" "${R[$name.util]}" "${R[$name.peak]}" "${R[$name.half]}" "$drops" \
+	printf '%-6s flows %6.2f + %6.2f MB/s  Jain %s  utilisation %s  queue peak %7d B (second half: peak %7d B, mean %7d B)  drops %6d  marks %6d  CNPs %5d (handled %5d)  resent %6d\n' \
+		"$name" "$b1" "$b2" "${R[$name.jain]}" "${R[$name.util]}" "${R[$name.peak]}" "${R[$name.half]}" "${R[$name.mean]}" "$drops" \
 		"$marks" "$cnps" "$handled" "$resent"
 	return 0
 }
@@ -203,14 +204,16 @@ if run dcqcn "$DCQCN"; then
 	else
 		ic_fail dcqcn.share "a flow got less than a fifth of the link"
 	fi
-	# Once the start's line-rate burst is absorbed, the queue stays short, and it drops
-	# (almost) nothing: at most a tenth of what it dropped without congestion control
-	# (measured: none, against 80 000 to 100 000).
+	# Once the start's line-rate burst is absorbed, the queue stays short, on average under a
+	# quarter of the buffer (measured: 0 to 2 KB; without congestion control 45 to 75 KB), and it
+	# drops (almost) nothing: at most a tenth of what it dropped without (measured: none,
+	# against 40 000 to 100 000). Its peak is printed, not judged: on a busy machine a sender
+	# held back for a while comes back with a burst.
 	if [ "${R[none.drops]:-0}" -gt 0 ] && [ $((R[dcqcn.drops] * 10)) -le "${R[none.drops]}" ] &&
-		[ "${R[dcqcn.half]}" -lt $((LIMIT / 2)) ]; then
-		ic_pass dcqcn.queue "peak ${R[dcqcn.half]} B over the second half, ${R[dcqcn.drops]} drops; without: ${R[none.half]} B, ${R[none.drops]} drops"
+		[ "${R[dcqcn.mean]}" -lt $((LIMIT / 4)) ]; then
+		ic_pass dcqcn.queue "mean ${R[dcqcn.mean]} B over the second half (peak ${R[dcqcn.half]} B), ${R[dcqcn.drops]} drops; without: ${R[none.mean]} B, ${R[none.drops]} drops"
 	else
-		ic_fail dcqcn.queue "queue peak ${R[dcqcn.half]} B over the second half (at most $((LIMIT / 2))), ${R[dcqcn.drops]} drops (at most a tenth of ${R[none.drops]:-?})"
+		ic_fail dcqcn.queue "queue mean ${R[dcqcn.mean]} B over the second half (at most $((LIMIT / 4))), ${R[dcqcn.drops]} drops (at most a tenth of ${R[none.drops]:-?})"
 	fi
 	cap=$IC_TMP/dcqcn.pcap
 	n=$(tshark -r "$cap" -Y "infiniband.bth.opcode == 129" 2>/dev/null | wc -l)
