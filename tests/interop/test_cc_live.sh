@@ -205,7 +205,7 @@ if run dcqcn "$DCQCN"; then
 		ic_fail dcqcn.share "a flow got less than a fifth of the link"
 	fi
 	# Once the start's line-rate burst is absorbed, the queue stays short, on average under a
-	# quarter of the buffer (measured: 0 to 2 KB; without congestion control 45 to 75 KB), and it
+	# quarter of the buffer (measured: 0 to 2 KB; without congestion control 35 to 75 KB), and it
 	# drops (almost) nothing: at most a tenth of what it dropped without (measured: none,
 	# against 40 000 to 100 000). Its peak is printed, not judged: on a busy machine a sender
 	# held back for a while comes back with a burst.
