@@ -41,7 +41,12 @@ UROCE_IMPAIR=loss=0.01 UROCE_IP=127.0.0.1 UROCE_STATS=1 \
 	env "${pre[@]}" ibv_rc_pingpong -g 0 -n 300 -p 18600 >"$tmp/s.out" 2>"$tmp/s.err" &
 spid=$!
 pids+=("$spid")
-for _ in $(seq 100); do [ -e "$tmp/run/$spid.stat" ] && break; sleep 0.1; done
+# The client connects at once and gives up if refused: it starts once the server listens.
+for _ in $(seq 300); do
+	ic_listening 18600 && [ -e "$tmp/run/$spid.stat" ] && break
+	kill -0 "$spid" 2>/dev/null || break
+	sleep 0.1
+done
 UROCE_IMPAIR=loss=0.01 UROCE_IP=127.0.0.2 UROCE_STATS=1 \
 	env "${pre[@]}" ibv_rc_pingpong -g 0 -n 300 -p 18600 127.0.0.1 >"$tmp/c.out" 2>"$tmp/c.err" &
 cpid=$!
@@ -85,7 +90,7 @@ PY
 	kill -0 "$cpid" 2>/dev/null || break
 	sleep 0.1
 done
-[ $seen = 1 ] || { fail "uroce-stat never showed both connected QPs retransmitting:"; cat "$tmp/why" "$tmp/sample.json" "$tmp/stat.err"; }
+[ $seen = 1 ] || { fail "uroce-stat never showed both connected QPs retransmitting:"; cat "$tmp/why" "$tmp/sample.json" "$tmp/stat.err" "$tmp/s.err" "$tmp/c.err"; }
 if [ -e "$tmp/table.txt" ]; then
 	grep -q "^pid $cpid (ibv_rc_pingpong) uroce0 backend udp addrs 127.0.0.2 impair loss=0.01" \
 		"$tmp/table.txt" || { fail "table: no process line"; cat "$tmp/table.txt"; }
@@ -109,6 +114,15 @@ if second:
 PY
 fi
 
+# Both end within a minute (a server whose client is gone would wait for ever): then they are
+# stopped, and the test says so.
+for _ in $(seq 600); do
+	kill -0 "$spid" 2>/dev/null || kill -0 "$cpid" 2>/dev/null || break
+	sleep 0.1
+done
+for p in "$spid" "$cpid"; do
+	kill -0 "$p" 2>/dev/null && { fail "pid $p ($([ "$p" = "$spid" ] && echo server || echo client)) did not end: stopped"; kill -9 "$p"; }
+done
 wait "$spid"; src=$?
 wait "$cpid"; crc=$?
 # Both exit 0, or one ends in the race every lossy pingpong has (interop/lib.sh ic_end_race):
