@@ -68,13 +68,22 @@ struct sim_link {
 	union uroce_sim_counters c;
 };
 
+/* A route: unicast datagrams to dst (to anywhere else, when `any`) take the link. */
+struct sim_route {
+	struct uroce_io_addr dst;
+	bool any;
+	uint32_t link;
+};
+
 struct sim_ep {
 	struct uroce_io io; /* first: the io ops get a pointer to it */
 	struct uroce_sim *sim;
 	int index;
 	struct uroce_io_addr addr;
 	uint32_t first_out; /* links leaving it */
-	uint32_t gateway;   /* the link unicast datagrams to elsewhere take, NIL: none */
+	struct sim_route *routes; /* uroce_sim_add_route, in the order added */
+	uint32_t nroutes;
+	uint64_t ecmp_seed; /* its ECMP hash's seed: each switch picks paths of its own */
 	bool forwards;      /* a switch: what arrives is sent on at once (uroce_sim_set_switch) */
 	bool closed;
 	struct uroce_io_addr *groups; /* the multicast groups it joined (uroce_sim_join) */
@@ -582,6 +591,7 @@ void uroce_sim_free(struct uroce_sim *sim)
 	for (uint32_t i = 0; i < sim->neps; i++) {
 		free(sim->eps[i]->ring);
 		free(sim->eps[i]->groups);
+		free(sim->eps[i]->routes);
 		free(sim->eps[i]);
 	}
 	free(sim->eps);
@@ -674,7 +684,8 @@ int uroce_sim_add_endpoint(struct uroce_sim *sim, const struct uroce_io_addr *ad
 	ep->index = (int)sim->neps;
 	ep->addr = *addr;
 	ep->first_out = NIL;
-	ep->gateway = NIL;
+	uint64_t x = sim->seed ^ (uint64_t)sim->neps << 32;
+	ep->ecmp_seed = uroce_splitmix64(&x);
 	sim->eps[sim->neps++] = ep;
 	return ep->index;
 }
@@ -784,6 +795,51 @@ static void link_offer(struct uroce_sim *sim, uint32_t link, const uint8_t *data
 	link_enqueue(sim, link, pi);
 }
 
+/* The ECMP hash of a datagram's flow: its IP addresses, protocol and, for UDP, its ports (the
+ * RoCEv2 source port is the flow's entropy, Annex A17.9.4), seeded per endpoint. FNV-1a over
+ * the bytes, then splitmix64's finaliser so that every bit counts in the modulo. */
+static uint64_t flow_hash(const uint8_t *p, uint32_t len, uint64_t seed)
+{
+	const struct ip_layout *l = &ip_layout[ip_is_v6(p)];
+	size_t hlen = ip_is_v6(p) ? UROCE_IPV6_HLEN : (size_t)(p[0] & 0x0F) * 4;
+	uint8_t proto = ip_is_v6(p) ? p[6] : p[9];
+	uint64_t h = 0xcbf29ce484222325u ^ proto;
+	size_t end = l->src + 2 * l->alen; /* source and destination are adjacent */
+
+	for (size_t i = l->src; i < end && i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3u;
+	if (proto == 17 && len >= hlen + 4)
+		for (size_t i = hlen; i < hlen + 4; i++)
+			h = (h ^ p[i]) * 0x100000001b3u;
+	h ^= seed;
+	return uroce_splitmix64(&h);
+}
+
+/* The link a unicast datagram to dst takes by ep's routes: those for dst, else the default
+ * ones; several make an ECMP group, one member per flow. NIL: no route. */
+static uint32_t route_pick(const struct sim_ep *ep, const struct uroce_io_addr *dst,
+			   const uint8_t *data, uint32_t len)
+{
+	uint32_t n = 0, k;
+	bool any = false;
+
+	for (uint32_t i = 0; i < ep->nroutes; i++)
+		n += !ep->routes[i].any && uroce_io_addr_equal(&ep->routes[i].dst, dst);
+	if (!n) {
+		any = true;
+		for (uint32_t i = 0; i < ep->nroutes; i++)
+			n += ep->routes[i].any;
+	}
+	if (!n)
+		return NIL;
+	k = n == 1 ? 0 : (uint32_t)(flow_hash(data, len, ep->ecmp_seed) % n);
+	for (uint32_t i = 0;; i++) {
+		const struct sim_route *r = &ep->routes[i];
+		if ((any ? r->any : !r->any && uroce_io_addr_equal(&r->dst, dst)) && !k--)
+			return r->link;
+	}
+}
+
 /* Sends the datagram data[0..len) on from endpoint ep, by its destination address (what
  * uroce_sim_send promises); ingress as for link_offer. */
 static void ep_route(struct uroce_sim *sim, struct sim_ep *ep, const uint8_t *data, uint32_t len,
@@ -795,9 +851,9 @@ static void ep_route(struct uroce_sim *sim, struct sim_ep *ep, const uint8_t *da
 
 	ep->c.sent++;
 	ip_addr(data, true, &dst);
-	/* A unicast datagram takes the link to its address; a multicast one, a copy on every
-	 * link to an endpoint that joined the group (as a switch replicates it toward the
-	 * group's members), each link with its own queue and impairments. */
+	/* A unicast datagram takes the link to its address, else its route; a multicast one, a
+	 * copy on every link to an endpoint that joined the group (as a switch replicates it
+	 * toward the group's members), each link with its own queue and impairments. */
 	group = uroce_io_addr_is_multicast(&dst);
 	for (uint32_t i = ep->first_out; i != NIL; i = sim->links[i].next_out) {
 		const struct sim_ep *to = sim->eps[sim->links[i].to];
@@ -808,9 +864,12 @@ static void ep_route(struct uroce_sim *sim, struct sim_ep *ep, const uint8_t *da
 				break;
 		}
 	}
-	if (!copies && !group && ep->gateway != NIL) {
-		link_offer(sim, ep->gateway, data, len, ingress);
-		copies++;
+	if (!copies && !group) {
+		uint32_t link = route_pick(ep, &dst, data, len);
+		if (link != NIL) {
+			link_offer(sim, link, data, len, ingress);
+			copies++;
+		}
 	}
 	if (!copies)
 		ep->c.drop_noroute++;
@@ -838,14 +897,26 @@ int uroce_sim_set_switch(struct uroce_sim *sim, int epi)
 	return 0;
 }
 
-int uroce_sim_set_gateway(struct uroce_sim *sim, int epi, int link)
+int uroce_sim_add_route(struct uroce_sim *sim, int epi, const struct uroce_io_addr *dst, int link)
 {
 	struct sim_ep *ep = ep_get(sim, epi);
+	struct sim_route *routes;
 
-	if (!ep || (link >= 0 && ((uint32_t)link >= sim->nlinks ||
-				  sim->links[link].from != (uint32_t)epi)))
+	if (!ep || link < 0 || (uint32_t)link >= sim->nlinks ||
+	    sim->links[link].from != (uint32_t)epi || (dst && uroce_io_addr_is_multicast(dst)))
 		return UROCE_EINVAL;
-	ep->gateway = link < 0 ? NIL : (uint32_t)link;
+	routes = realloc(ep->routes, (ep->nroutes + 1) * sizeof(*routes));
+	if (!routes)
+		return UROCE_ENOMEM;
+	ep->routes = routes;
+	memset(&routes[ep->nroutes], 0, sizeof(*routes));
+	if (dst) {
+		routes[ep->nroutes].dst.ipv6 = dst->ipv6;
+		memcpy(routes[ep->nroutes].dst.ip, dst->ip, dst->ipv6 ? 16 : 4);
+	}
+	routes[ep->nroutes].any = !dst;
+	routes[ep->nroutes].link = (uint32_t)link;
+	ep->nroutes++;
 	return 0;
 }
 

@@ -108,11 +108,15 @@ int uroce_sim_add_endpoint(struct uroce_sim *sim, const struct uroce_io_addr *ad
 int uroce_sim_connect(struct uroce_sim *sim, int from, int to,
 		      const struct uroce_sim_link_cfg *cfg);
 
-/* Unicast datagrams of endpoint ep for an address no link of ep leads to take `link` (one of
- * ep's, -1: none, the default) instead: the route to a forwarding node, such as a switch a
- * test builds from an endpoint that sends on what it receives. UROCE_EINVAL for an unknown
- * endpoint or a link that does not leave it. */
-int uroce_sim_set_gateway(struct uroce_sim *sim, int ep, int link);
+/* Adds a route at endpoint ep: its unicast datagrams to dst (NULL: to an address that no
+ * link of ep and no route for it leads to, a default route) take `link`, one of ep's; a link
+ * straight to the address comes first. Several routes for one destination (or several default
+ * routes) are an ECMP group: each flow takes one member, chosen by a hash of its IP addresses,
+ * protocol and UDP ports (the RoCEv2 source port is the entropy, Annex A17.9.4) seeded per
+ * endpoint, so that one flow keeps one path and its packets their order. Returns 0,
+ * UROCE_EINVAL (unknown endpoint, a link that does not leave it, a multicast dst) or
+ * UROCE_ENOMEM (part of the setup). */
+int uroce_sim_add_route(struct uroce_sim *sim, int ep, const struct uroce_io_addr *dst, int link);
 /* Makes endpoint ep a switch: what arrives over a link to it is sent on at once, routed as
  * uroce_sim_send routes (its links are its output ports, each with its queue, bandwidth,
  * marking), and counted against the link it came in on until it leaves the output queue
@@ -121,8 +125,8 @@ int uroce_sim_set_switch(struct uroce_sim *sim, int ep);
 /* Sends the datagram pkt->data[0..pkt->len) from endpoint ep at the current time, over the
  * link to its IP destination address; to a multicast address, a copy over every link from ep
  * to an endpoint that joined the group (uroce_sim_join; ep itself only through a link from
- * ep to ep, the model of a host's multicast loopback). No link (and no gateway,
- * uroce_sim_set_gateway), or no member reached: drop_noroute. Returns 0 (also when the fabric drops it: see the counters) or UROCE_EINVAL
+ * ep to ep, the model of a host's multicast loopback). No link and no route
+ * (uroce_sim_add_route), or no member reached: drop_noroute. Returns 0 (also when the fabric drops it: see the counters) or UROCE_EINVAL
  * (unknown or closed endpoint, not an IPv4/IPv6 datagram) or UROCE_ENOSPACE (longer than
  * max_pkt). */
 int uroce_sim_send(struct uroce_sim *sim, int ep, const struct uroce_io_pkt *pkt);

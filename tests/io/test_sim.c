@@ -837,7 +837,7 @@ static struct uroce_sim *switch_new(const struct uroce_sim_link_cfg *in)
 	assert_int_equal(uroce_sim_set_switch(sim, 2), 0);
 	assert_int_equal(uroce_sim_connect(sim, 0, 2, in), 0);  /* A -> S */
 	assert_int_equal(uroce_sim_connect(sim, 2, 1, &out), 1); /* S -> B */
-	assert_int_equal(uroce_sim_set_gateway(sim, 0, 0), 0);   /* A reaches B through S */
+	assert_int_equal(uroce_sim_add_route(sim, 0, NULL, 0), 0); /* A reaches B through S */
 	return sim;
 }
 
@@ -986,6 +986,74 @@ static void test_limits_and_errors(void **state)
 	uroce_sim_free(NULL);
 }
 
+/* ECMP (uroce_sim_add_route): host A -> leaf L -> one of 4 spines -> leaf M -> host B, L with
+ * a default route over each uplink. Each of 64 flows (UDP source ports) keeps one uplink for
+ * all its packets, the 64 use every uplink, and a route for B's address comes before the
+ * default ones. */
+static void test_ecmp(void **state)
+{
+	struct uroce_sim_link_cfg cfg = {.latency_ns = 1000};
+	struct uroce_sim *sim = uroce_sim_new(7, NULL);
+	uint64_t before[4], used[4] = {0};
+	uint8_t buf[BIG];
+	int up[4];
+	(void)state;
+
+	assert_non_null(sim);
+	assert_int_equal(uroce_sim_add_endpoint(sim, &addr4[0], 0), 0); /* A */
+	assert_int_equal(uroce_sim_add_endpoint(sim, &addr4[1], 0), 1); /* B */
+	for (uint8_t i = 2; i < 8; i++) { /* L, M, 4 spines: switches */
+		struct uroce_io_addr a = {.ip = {10, 0, 1, i}};
+		assert_int_equal(uroce_sim_add_endpoint(sim, &a, 1), i);
+		assert_int_equal(uroce_sim_set_switch(sim, i), 0);
+	}
+	int a_up = uroce_sim_connect(sim, 0, 2, &cfg);
+	assert_int_equal(uroce_sim_add_route(sim, 0, NULL, a_up), 0);
+	assert_int_equal(uroce_sim_connect(sim, 3, 1, &cfg) >= 0, 1); /* M -> B */
+	for (int k = 0; k < 4; k++) {
+		up[k] = uroce_sim_connect(sim, 2, 4 + k, &cfg);
+		assert_int_equal(uroce_sim_add_route(sim, 2, NULL, up[k]), 0);
+		int down = uroce_sim_connect(sim, 4 + k, 3, &cfg);
+		assert_int_equal(uroce_sim_add_route(sim, 4 + k, &addr4[1], down), 0);
+	}
+	assert_int_equal(uroce_sim_add_route(sim, 2, NULL, a_up), UROCE_EINVAL); /* not L's link */
+	assert_int_equal(uroce_sim_add_route(sim, 9, NULL, a_up), UROCE_EINVAL);
+	struct uroce_io_addr group = {.ip = {239, 1, 1, 1}};
+	assert_int_equal(uroce_sim_add_route(sim, 2, &group, up[0]), UROCE_EINVAL);
+
+	for (int phase = 0; phase < 2; phase++) {
+		if (phase) /* a route for B's address: every flow takes the third uplink */
+			assert_int_equal(uroce_sim_add_route(sim, 2, &addr4[1], up[2]), 0);
+		for (uint32_t f = 0; f < 64; f++) {
+			for (int k = 0; k < 4; k++)
+				before[k] = uroce_sim_link_counters(sim, up[k])->sent;
+			for (uint32_t n = 0; n < 4; n++) { /* same source port, PSN f + n x 2^16 */
+				struct uroce_io_pkt pkt = {.data = buf};
+				pkt.len = (uint32_t)make_packet_to(buf, &addr4[0], &addr4[1],
+								   f + (n << 16), 100, 0);
+				assert_int_equal(uroce_sim_send(sim, 0, &pkt), 0);
+			}
+			run_idle(sim);
+			int took = -1;
+			for (int k = 0; k < 4; k++) {
+				uint64_t d = uroce_sim_link_counters(sim, up[k])->sent - before[k];
+				assert_true(d == 0 || d == 4); /* all of the flow on one path */
+				if (d == 4)
+					took = k;
+			}
+			assert_true(took >= 0);
+			if (phase)
+				assert_int_equal(took, 2);
+			else
+				used[took]++;
+		}
+	}
+	for (int k = 0; k < 4; k++)
+		assert_true(used[k] > 0);
+	assert_int_equal(uroce_sim_endpoint_counters(sim, 1)->delivered, 2 * 64 * 4);
+	uroce_sim_free(sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1004,6 +1072,7 @@ int main(void)
 		cmocka_unit_test(test_io_ops),
 		cmocka_unit_test(test_multicast),
 		cmocka_unit_test(test_switch_pfc),
+		cmocka_unit_test(test_ecmp),
 		cmocka_unit_test(test_limits_and_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
