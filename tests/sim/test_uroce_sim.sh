@@ -5,7 +5,8 @@
 # sample with the queue, the CNPs and two columns per flow; flows stop when told; in the
 # loss-tolerant scenario DCQCN resends at least 4 times less than no congestion control; PFC
 # keeps the incast lossless and its queue within the senders' XOFF; PFC's victim flow loses its
-# throughput without congestion control and has it under DCQCN; bad keys,
+# throughput without congestion control and has it under DCQCN; the parking lot and the
+# leaf-spine fabric with ECMP carry what their flows send, DCQCN keeping the queues short; bad keys,
 # values and file lines are named, with exit 2; --plot draws a PNG with gnuplot (skipped, and
 # said so, without gnuplot).
 set -u
@@ -115,6 +116,59 @@ assert vn * 2 <= vd                       # PFC alone: it loses at least half
 PY
 	{ fail "victim flow"; cat "$tmp/victim.none" "$tmp/victim.dcqcn"; }
 
+# The parking lot: every link between the switches is kept busy; the flow that crosses them
+# all gets less than each one-link flow (each congested port marks it: the multi-bottleneck
+# bias of ECN-based control); DCQCN keeps the queues far below no congestion control's
+for cc in none dcqcn; do
+	"$sim" "$scen/parking_lot.conf" cc=$cc duration_ms=20 --quiet >"$tmp/lot.$cc" 2>&1 ||
+		fail "parking lot $cc: exit $?"
+done
+python3 - "$tmp/lot.none" "$tmp/lot.dcqcn" <<'PY' && pass "parking lot" ||
+import re, sys
+def figures(path):
+    t = open(path).read()
+    flows = [float(x) for x in re.findall(r"flow \d+: ([0-9.]+) Gb/s", t)]
+    links = [float(x) for x in re.findall(r"link \d+: ([0-9.]+) Gb/s", t)]
+    peak = int(re.search(r"queue peak (\d+) B", t).group(1))
+    drops = int(re.search(r"(\d+) dropped", t).group(1))
+    return flows, links, peak, drops
+(fn, ln, pn, dn), (fd, ld, pd, dd) = figures(sys.argv[1]), figures(sys.argv[2])
+print(f"  none: flows {fn}, queue {pn} B; dcqcn: flows {fd}, queue {pd} B")
+assert len(fd) == 4 and len(ld) == 3
+for flows, links in ((fn, ln), (fd, ld)):
+    assert all(l >= 9.5 for l in links)                     # every link busy (10 Gb/s)
+    for k in range(3):                                      # link k+1 carries flows 1 and k+2
+        assert abs(links[k] - flows[0] - flows[k + 1]) < 0.05 * links[k]
+    assert flows[0] < min(flows[1:])
+assert dn == dd == 0 and pd * 4 <= pn
+PY
+	{ fail "parking lot"; cat "$tmp/lot.none" "$tmp/lot.dcqcn"; }
+
+# Leaf-spine with ECMP on the UDP source port: what the uplinks carry is what the flows send,
+# no uplink carries more than its 25 Gb/s, the flows spread over several spines; DCQCN keeps
+# the queues of the spines that drew several flows far below no congestion control's
+for cc in none dcqcn; do
+	"$sim" "$scen/leaf_spine.conf" cc=$cc duration_ms=20 --quiet >"$tmp/ls.$cc" 2>&1 ||
+		fail "leaf-spine $cc: exit $?"
+done
+python3 - "$tmp/ls.none" "$tmp/ls.dcqcn" <<'PY' && pass "leaf-spine" ||
+import re, sys
+def figures(path):
+    t = open(path).read()
+    flows = [float(x) for x in re.findall(r"flow \d+: ([0-9.]+) Gb/s", t)]
+    ups = [float(x) for x in re.findall(r"uplink to spine \d+: ([0-9.]+) Gb/s", t)]
+    peak = int(re.search(r"queue peak (\d+) B", t).group(1))
+    return flows, ups, peak
+(fn, un, pn), (fd, ud, pd) = figures(sys.argv[1]), figures(sys.argv[2])
+print(f"  uplinks (Gb/s): {un} without congestion control, {ud} with DCQCN; queue {pn} B, {pd} B")
+for flows, ups in ((fn, un), (fd, ud)):
+    assert len(flows) == 8 and len(ups) == 4
+    assert abs(sum(ups) - sum(flows)) < 0.01 * sum(flows)
+    assert all(u <= 25.01 for u in ups) and sum(u > 1 for u in ups) >= 2
+assert pd * 4 <= pn
+PY
+	{ fail "leaf-spine"; cat "$tmp/ls.none" "$tmp/ls.dcqcn"; }
+
 # errors: named, exit 2
 check_err() { # EXPECT ARGS...
 	local want=$1
@@ -131,6 +185,9 @@ check_err "red: KMIN_KB,KMAX_KB,PMAX" red=100,20,0.5
 check_err "timeout: a number from 1 to 31" timeout=32
 check_err "pfc: XOFF_KB,XON_KB with XON < XOFF" pfc=40,50
 check_err "victim: a number from 0 to 1" victim=2
+check_err "topology: dumbbell, parking_lot or leaf_spine" topology=ring
+check_err "victim=1 is a dumbbell's" topology=leaf_spine victim=1
+check_err "a parking lot needs 2 senders" topology=parking_lot senders=1
 printf 'senders = 2\nthis line is wrong\n' >"$tmp/bad.conf"
 check_err "bad.conf:2: not key = value" "$tmp/bad.conf"
 check_err "unknown option" --nope

@@ -15,19 +15,26 @@ static void usage(FILE *f)
 {
 	fputs("usage: uroce-sim [SCENARIO_FILE] [key=value ...] [--csv FILE] [--plot FILE.png] "
 	      "[--quiet]\n"
-	      "N senders write to one receiver through a switch whose port to the receiver is\n"
-	      "the bottleneck; the engines are uroce's, the time virtual (same input, same output).\n"
+	      "N flows on uroce's engines in a simulated fabric, on virtual time (same input, same\n"
+	      "output). Topologies: N:1 incast through a switch whose port to the receiver is the\n"
+	      "bottleneck (dumbbell); N flows over a chain of N switches, the first crossing every\n"
+	      "link between them, each other one link (parking_lot); N flows from one leaf to\n"
+	      "another through spine switches, each on the spine its UDP source port hashes to\n"
+	      "(leaf_spine).\n"
 	      "keys (a scenario file has one per line, key = value, # comments):\n"
-	      "  senders=N           1..64 (2)\n"
+	      "  topology=T          dumbbell, parking_lot or leaf_spine (dumbbell)\n"
+	      "  senders=N           the flows, 1..64 (2; parking_lot: 2 or more)\n"
+	      "  spines=S            leaf_spine: the spine switches, 1..16 (4)\n"
 	      "  cc=SPEC             congestion control, UROCE_CC's syntax (dcqcn)\n"
 	      "  link_gbps=G         the senders' and the receiver's links (25)\n"
-	      "  bottleneck_gbps=G   the switch's port to the receiver (10)\n"
+	      "  bottleneck_gbps=G   the switch's port to the receiver; parking_lot: the links\n"
+	      "                      between switches (10)\n"
 	      "  latency_us=U        every link (1)\n"
-	      "  queue_kb=K          the bottleneck's queue, tail drop past it (16000)\n"
+	      "  queue_kb=K          each congested port's queue, tail drop past it (16000)\n"
 	      "  pfc=XOFF,XON        PFC on the links into a switch, KB (none)\n"
 	      "  victim=1            PFC's victim flow: the receiver behind a second switch over a\n"
 	      "                      core link, and one more flow through the core link only\n"
-	      "  core_gbps=G         the core link (100)\n"
+	      "  core_gbps=G         the victim's core link; leaf_spine: leaf-spine links (100)\n"
 	      "  red=KMIN,KMAX,PMAX  RED marking, KB, KB, probability (20,100,0.5)\n"
 	      "  threshold_kb=K      step marking above K instead of RED\n"
 	      "  duration_ms=M (60)  sample_us=U (100)  msg_kb=K (64)  seed=S (1)\n"
@@ -36,7 +43,8 @@ static void usage(FILE *f)
 	      "  stops_ms=A,B,...    when each sender stops posting (0: at the end); its posted\n"
 	      "                      WRITEs (16 x msg_kb) still leave\n"
 	      "The figures are over the second half of the run; the fairness index counts the\n"
-	      "senders that ran all of it.\n",
+	      "senders that ran all of it; queue, utilisation, marks and drops are the congested\n"
+	      "links' (the bottleneck; the parking lot's chain; the senders' leaf's uplinks).\n",
 	      f);
 }
 
@@ -57,7 +65,7 @@ static int plot(const char *csv, const char *png, const struct scenario *s)
 		fprintf(g, ", '%s' using 1:%u with lines title 'victim flow'", csv, 4 + s->senders);
 	fputc('\n', g);
 	fprintf(g, "set ylabel 'queue (KB)'\nplot '%s' using 1:($2/1000) with lines title "
-		   "'bottleneck queue'\nunset multiplot\n",
+		   "'fullest congested queue'\nunset multiplot\n",
 		csv);
 	return pclose(g);
 }
@@ -104,6 +112,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (!scenario_check(&s, why, sizeof(why))) {
+		fprintf(stderr, "uroce-sim: %s\n", why);
+		return 2;
+	}
 	if (png && !csv_path) {
 		fprintf(stderr, "uroce-sim: --plot draws the time series: give --csv FILE too\n");
 		return 2;
@@ -126,9 +138,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uroce-sim: the scenario could not be set up: %s\n", uroce_strerror(err));
 		return 1;
 	}
-	printf("%u sender%s -> 1 receiver, %s, bottleneck %.3g Gb/s (queue %" PRIu64 " KB, ",
-	       s.senders, s.senders > 1 ? "s" : "", uroce_cc_algo_name(s.cc.algo),
-	       (double)s.bottleneck_bps / 1e9, s.queue_bytes / 1000);
+	const char *cc = uroce_cc_algo_name(s.cc.algo);
+	if (s.topology == SCENARIO_PARKING_LOT)
+		printf("parking lot: %u flows, %u switches, links between them %.3g Gb/s, %s (queue %"
+		       PRIu64 " KB, ", s.senders, s.senders, (double)s.bottleneck_bps / 1e9, cc,
+		       s.queue_bytes / 1000);
+	else if (s.topology == SCENARIO_LEAF_SPINE)
+		printf("leaf-spine: %u flows leaf 1 -> leaf 2, %u spines, links %.3g Gb/s, ECMP on "
+		       "the UDP source port, %s (queue %" PRIu64 " KB, ", s.senders, s.spines,
+		       (double)s.core_bps / 1e9, cc, s.queue_bytes / 1000);
+	else
+		printf("%u sender%s -> 1 receiver, %s, bottleneck %.3g Gb/s (queue %" PRIu64 " KB, ",
+		       s.senders, s.senders > 1 ? "s" : "", cc, (double)s.bottleneck_bps / 1e9,
+		       s.queue_bytes / 1000);
 	if (s.ce_kmax)
 		printf("RED %" PRIu64 "/%" PRIu64 " KB %g %%", s.ce_kmin / 1000, s.ce_kmax / 1000,
 		       s.ce_pmax * 100);
@@ -146,6 +168,11 @@ int main(int argc, char **argv)
 	if (s.victim)
 		printf("  victim flow: %.3f Gb/s (through the core link, not the bottleneck)\n",
 		       r.victim_gbps);
+	if (s.topology != SCENARIO_DUMBBELL)
+		for (uint32_t k = 0; k < r.nlinks; k++)
+			printf("  %s %u: %.3f Gb/s\n",
+			       s.topology == SCENARIO_PARKING_LOT ? "link" : "uplink to spine", k + 1,
+			       r.link_gbps[k]);
 	printf("  Jain's index %.4f, utilisation %.3f, queue peak %" PRIu64 " B (whole run %" PRIu64
 	       " B)\n",
 	       r.jain, r.utilisation, r.queue_peak, r.queue_peak_all);

@@ -33,6 +33,7 @@ void scenario_defaults(struct scenario *s)
 	s->msg_bytes = 65536;
 	s->ack_timeout = 14;
 	s->core_bps = 100000000000ull;
+	s->spines = 4;
 	s->seed = 1;
 }
 
@@ -77,6 +78,20 @@ bool scenario_set(struct scenario *s, const char *key, const char *value, char *
 			return false;
 		}
 		return true;
+	}
+	if (!strcmp(key, "topology")) {
+		static const char *const names[] = {
+			[SCENARIO_DUMBBELL] = "dumbbell",
+			[SCENARIO_PARKING_LOT] = "parking_lot",
+			[SCENARIO_LEAF_SPINE] = "leaf_spine",
+		};
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(value, names[i])) {
+				s->topology = (enum scenario_topology)i;
+				return true;
+			}
+		snprintf(why, whylen, "topology: dumbbell, parking_lot or leaf_spine");
+		return false;
 	}
 	if (!strcmp(key, "red")) {
 		if (sscanf(value, "%lf,%lf,%lf", &a, &b, &c) != 3 || a < 0 || b <= a || c < 0 ||
@@ -124,6 +139,7 @@ bool scenario_set(struct scenario *s, const char *key, const char *value, char *
 		{"timeout", 1, 31, 1, offsetof(struct scenario, ack_timeout), true},
 		{"victim", 0, 1, 1, offsetof(struct scenario, victim), true},
 		{"core_gbps", 0.001, 400, 1e9, offsetof(struct scenario, core_bps), false},
+		{"spines", 1, SCENARIO_MAX_SPINES, 1, offsetof(struct scenario, spines), true},
 		{"seed", 0, 1e15, 1, offsetof(struct scenario, seed), false},
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -147,6 +163,27 @@ bool scenario_set(struct scenario *s, const char *key, const char *value, char *
 	}
 	snprintf(why, whylen, "unknown key %.64s (uroce-sim --help lists them)", key);
 	return false;
+}
+
+bool scenario_check(const struct scenario *s, char *why, size_t whylen)
+{
+	const char *bad = NULL;
+
+	if (s->senders < 1 || s->senders > SCENARIO_MAX_FLOWS)
+		bad = "senders: 1 to 64";
+	else if (!s->sample_ns || !s->msg_bytes)
+		bad = "sample_us and msg_kb must not be 0";
+	else if (s->victim && s->topology != SCENARIO_DUMBBELL)
+		bad = "victim=1 is a dumbbell's (topology=dumbbell)";
+	else if (s->victim && s->senders == SCENARIO_MAX_FLOWS)
+		bad = "victim=1: at most 63 senders beside the victim flow";
+	else if (s->topology == SCENARIO_PARKING_LOT && s->senders < 2)
+		bad = "a parking lot needs 2 senders or more";
+	else if (s->topology == SCENARIO_LEAF_SPINE && (s->spines < 1 || s->spines > SCENARIO_MAX_SPINES))
+		bad = "spines: 1 to 16";
+	if (bad && why)
+		snprintf(why, whylen, "%s", bad);
+	return !bad;
 }
 
 bool scenario_load(struct scenario *s, const char *path, char *why, size_t whylen)
@@ -199,22 +236,29 @@ struct node {
 	struct uroce_io_addr addr;
 };
 
-/* Nodes 0..n-1 are the senders, node n the receiver; with the victim flow, node n + 1 its
- * sender and node n + 2 its receiver. Flow f < n goes from node f to node n, flow n (the
- * victim) from node n + 1 to node n + 2. */
-#define MAX_NODES (SCENARIO_MAX_FLOWS + 3)
+/* The hosts ("nodes", each an engine) and the flows between them, by topology:
+ * - dumbbell: nodes 0..n-1 are the senders, node n the receiver; with the victim flow, node
+ *   n + 1 its sender and node n + 2 its receiver. Flow f < n goes from node f to node n, flow
+ *   n (the victim) from node n + 1 to node n + 2.
+ * - parking lot and leaf-spine: flow f goes from node 2f to node 2f + 1. */
+#define MAX_NODES (2 * SCENARIO_MAX_FLOWS + 2)
+#define MAX_SWITCHES (SCENARIO_MAX_FLOWS + 2)
+#define MAX_WATCH SCENARIO_MAX_FLOWS
 
 struct run {
 	const struct scenario *s;
 	struct uroce_sim *sim;
-	uint32_t n;                       /* senders of the incast */
+	uint32_t n;                       /* senders */
 	uint32_t nflows, nnodes;
 	struct node node[MAX_NODES];
 	uint32_t src_node[SCENARIO_MAX_FLOWS + 1], dst_node[SCENARIO_MAX_FLOWS + 1];
-	int sw, sw2;                      /* the switches' endpoints (sw2: the victim's, or -1) */
+	uint32_t at[MAX_NODES];           /* the switch (index in sw[]) each node hangs off */
+	int sw[MAX_SWITCHES];             /* the switches' endpoints */
+	uint32_t nsw;
 	int up[MAX_NODES];                /* node i's link to its switch */
-	int core[2];                      /* sw -> sw2, sw2 -> sw (victim only) */
-	int bottleneck;                   /* the link to the receiver */
+	int watch[MAX_WATCH];             /* the congested links: queue, utilisation, drops */
+	uint32_t nwatch;
+	uint64_t watch_bps;               /* their capacity (all alike) */
 	struct uroce_qp *qp[SCENARIO_MAX_FLOWS + 1][2];
 	struct uroce_mr *src_mr[SCENARIO_MAX_FLOWS + 1], *dst_mr[SCENARIO_MAX_FLOWS + 1];
 	uint8_t *src[SCENARIO_MAX_FLOWS + 1], *dst[SCENARIO_MAX_FLOWS + 1];
@@ -265,12 +309,25 @@ static void pump_node(struct run *w, struct node *nd, uint64_t now)
 	uroce_dev_publish(nd->dev);
 }
 
-/* Runs fabric and engines until `until`, watching the bottleneck's queue. */
+/* The fullest watched queue now, bytes. */
+static uint64_t watched_queue(const struct run *w)
+{
+	uint64_t q = 0;
+
+	for (uint32_t i = 0; i < w->nwatch; i++) {
+		uint64_t b = uroce_sim_link_queue_bytes(w->sim, w->watch[i]);
+		if (b > q)
+			q = b;
+	}
+	return q;
+}
+
+/* Runs fabric and engines until `until`, watching the congested queues. */
 static void run_until(struct run *w, uint64_t until)
 {
 	for (;;) {
 		uint64_t now = uroce_sim_now(w->sim), t;
-		uint64_t q = uroce_sim_link_queue_bytes(w->sim, w->bottleneck);
+		uint64_t q = watched_queue(w);
 		if (now >= w->half && q > w->r->queue_peak)
 			w->r->queue_peak = q;
 		for (uint32_t i = 0; i < w->nnodes; i++)
@@ -337,10 +394,120 @@ static int qp_up(struct uroce_qp *qp, const struct uroce_io_addr *to, uint32_t p
 					       UROCE_QPA_MAX_QP_RD_ATOMIC);
 }
 
+/* A switch: its endpoint joins w->sw. */
+static int switch_new(struct run *w)
+{
+	struct uroce_io_addr a = addr_of(1000 + w->nsw);
+	int ep = uroce_sim_add_endpoint(w->sim, &a, 1), err;
+
+	if (ep < 0)
+		return ep;
+	if ((err = uroce_sim_set_switch(w->sim, ep)))
+		return err;
+	w->sw[w->nsw++] = ep;
+	return 0;
+}
+
+/* The links from -> to and back, with the same configuration; their indices in fwd, back. */
+static int link_pair(struct run *w, int from, int to, const struct uroce_sim_link_cfg *cfg,
+		     int *fwd, int *back)
+{
+	if ((*fwd = uroce_sim_connect(w->sim, from, to, cfg)) < 0)
+		return *fwd;
+	if ((*back = uroce_sim_connect(w->sim, to, from, cfg)) < 0)
+		return *back;
+	return 0;
+}
+
+/* The switches, where each node hangs off, and the links between switches with their
+ * routes. sw_link is a congestible link into a switch: the bottleneck's queue, marking and
+ * PFC; its bandwidth is set here. */
+static int topology_build(struct run *w, struct uroce_sim_link_cfg sw_link,
+			  const struct uroce_sim_link_cfg *core_pfc)
+{
+	const struct scenario *s = w->s;
+	int err, fwd, back;
+
+	switch (s->topology) {
+	case SCENARIO_DUMBBELL:
+		if ((err = switch_new(w)))
+			return err;
+		for (uint32_t i = 0; i < w->nnodes; i++)
+			w->at[i] = 0;
+		if (!s->victim)
+			return 0;
+		/* the second switch, and the core link both ways as each switch's default
+		 * route; the receivers sit behind it */
+		struct uroce_sim_link_cfg core = *core_pfc;
+		core.bandwidth_bps = s->core_bps;
+		if ((err = switch_new(w)) ||
+		    (err = link_pair(w, w->sw[0], w->sw[1], &core, &fwd, &back)) ||
+		    (err = uroce_sim_add_route(w->sim, w->sw[0], NULL, fwd)) ||
+		    (err = uroce_sim_add_route(w->sim, w->sw[1], NULL, back)))
+			return err;
+		w->at[w->n] = w->at[w->n + 2] = 1;
+		return 0;
+	case SCENARIO_PARKING_LOT:
+		/* switches 0..n-1 in a chain: flow 0 from switch 0 to switch n-1 over every link,
+		 * flow f > 0 from switch f-1 to switch f over link f-1 only */
+		sw_link.bandwidth_bps = s->bottleneck_bps;
+		w->watch_bps = s->bottleneck_bps;
+		for (uint32_t j = 0; j < w->n; j++)
+			if ((err = switch_new(w)))
+				return err;
+		w->at[0] = 0;
+		w->at[1] = w->n - 1;
+		for (uint32_t f = 1; f < w->n; f++) {
+			w->at[2 * f] = f - 1;
+			w->at[2 * f + 1] = f;
+		}
+		for (uint32_t j = 0; j + 1 < w->n; j++) {
+			if ((err = link_pair(w, w->sw[j], w->sw[j + 1], &sw_link, &fwd, &back)))
+				return err;
+			w->watch[w->nwatch++] = fwd;
+			/* every node beyond switch j + 1 (or before j) is reached over this pair */
+			for (uint32_t i = 0; i < w->nnodes; i++) {
+				if (w->at[i] > j &&
+				    (err = uroce_sim_add_route(w->sim, w->sw[j], &w->node[i].addr, fwd)))
+					return err;
+				if (w->at[i] <= j && (err = uroce_sim_add_route(
+							      w->sim, w->sw[j + 1], &w->node[i].addr, back)))
+					return err;
+			}
+		}
+		return 0;
+	case SCENARIO_LEAF_SPINE:
+		/* leaves 0 (the senders) and 1 (the receivers), spines 2..: each leaf's uplinks
+		 * are its default routes, an ECMP group; each spine routes a node to its leaf */
+		sw_link.bandwidth_bps = s->core_bps;
+		w->watch_bps = s->core_bps;
+		for (uint32_t j = 0; j < 2 + s->spines; j++)
+			if ((err = switch_new(w)))
+				return err;
+		for (uint32_t i = 0; i < w->nnodes; i++)
+			w->at[i] = i & 1;
+		for (uint32_t sp = 2; sp < 2 + s->spines; sp++)
+			for (uint32_t leaf = 0; leaf < 2; leaf++) {
+				if ((err = link_pair(w, w->sw[leaf], w->sw[sp], &sw_link, &fwd, &back)) ||
+				    (err = uroce_sim_add_route(w->sim, w->sw[leaf], NULL, fwd)))
+					return err;
+				if (!leaf)
+					w->watch[w->nwatch++] = fwd;
+				for (uint32_t i = leaf; i < w->nnodes; i += 2)
+					if ((err = uroce_sim_add_route(w->sim, w->sw[sp],
+								       &w->node[i].addr, back)))
+						return err;
+			}
+		return 0;
+	}
+	return UROCE_EINVAL;
+}
+
 static int setup(struct run *w)
 {
 	const struct scenario *s = w->s;
-	uint64_t pool = s->queue_bytes / 4096 + 512ull * s->senders + 4096;
+	uint64_t pool = s->queue_bytes / 4096 * (s->topology == SCENARIO_DUMBBELL ? 1 : 4) +
+			512ull * s->senders + 4096;
 	struct uroce_sim_cfg scfg = {.pool_pkts = pool > 1000000 ? 1000000 : (uint32_t)pool,
 				     .max_pkt = PKT_MAX};
 	struct uroce_sim_link_cfg up = {.latency_ns = s->latency_ns, .bandwidth_bps = s->link_bps},
@@ -349,11 +516,11 @@ static int setup(struct run *w)
 					.queue_bytes = s->queue_bytes,
 					.ce_threshold = s->ce_threshold, .ce_kmin = s->ce_kmin,
 					.ce_kmax = s->ce_kmax, .ce_pmax = s->ce_pmax};
-	struct uroce_sim_link_cfg in = up; /* into the switch: PFC, when asked */
+	struct uroce_sim_link_cfg in = up; /* into a switch: PFC, when asked */
 	int err;
 
-	in.pfc_xoff = s->pfc_xoff;
-	in.pfc_xon = s->pfc_xon;
+	in.pfc_xoff = bl.pfc_xoff = s->pfc_xoff;
+	in.pfc_xon = bl.pfc_xon = s->pfc_xon;
 
 	if (!(w->buf = malloc((size_t)BATCH * PKT_MAX)) ||
 	    !(w->sim = uroce_sim_new(s->seed, &scfg)))
@@ -361,40 +528,23 @@ static int setup(struct run *w)
 	for (uint32_t i = 0; i < w->nnodes; i++)
 		if ((err = node_new(w, i)))
 			return err;
-	struct uroce_io_addr sw_addr = addr_of(1000), sw2_addr = addr_of(1001);
-	if ((w->sw = uroce_sim_add_endpoint(w->sim, &sw_addr, 1)) < 0)
-		return w->sw;
-	if ((err = uroce_sim_set_switch(w->sim, w->sw)))
+	if ((err = topology_build(w, bl, &in)))
 		return err;
-	w->sw2 = -1;
-	if (s->victim) {
-		/* the second switch, and the core link both ways as each switch's default route */
-		struct uroce_sim_link_cfg core = in;
-		core.bandwidth_bps = s->core_bps;
-		if ((w->sw2 = uroce_sim_add_endpoint(w->sim, &sw2_addr, 1)) < 0)
-			return w->sw2;
-		if ((err = uroce_sim_set_switch(w->sim, w->sw2)))
-			return err;
-		if ((w->core[0] = uroce_sim_connect(w->sim, w->sw, w->sw2, &core)) < 0)
-			return w->core[0];
-		if ((w->core[1] = uroce_sim_connect(w->sim, w->sw2, w->sw, &core)) < 0)
-			return w->core[1];
-		if ((err = uroce_sim_set_gateway(w->sim, w->sw, w->core[0])) ||
-		    (err = uroce_sim_set_gateway(w->sim, w->sw2, w->core[1])))
-			return err;
-	}
 	for (uint32_t i = 0; i < w->nnodes; i++) {
-		/* the receivers sit behind the second switch, when there is one */
-		int at = s->victim && (i == w->n || i == w->n + 2) ? w->sw2 : w->sw;
-		if ((w->up[i] = uroce_sim_connect(w->sim, (int)i, at, &in)) < 0)
+		int sw = w->sw[w->at[i]];
+		/* the dumbbell's receiver hangs off the bottleneck */
+		bool bottleneck = s->topology == SCENARIO_DUMBBELL && i == w->n;
+		if ((w->up[i] = uroce_sim_connect(w->sim, (int)i, sw, &in)) < 0)
 			return w->up[i];
-		if ((err = uroce_sim_set_gateway(w->sim, (int)i, w->up[i])))
+		if ((err = uroce_sim_add_route(w->sim, (int)i, NULL, w->up[i])))
 			return err;
-		int down = uroce_sim_connect(w->sim, at, (int)i, i == w->n ? &bl : &up);
+		int down = uroce_sim_connect(w->sim, sw, (int)i, bottleneck ? &bl : &up);
 		if (down < 0)
 			return down;
-		if (i == w->n)
-			w->bottleneck = down;
+		if (bottleneck) {
+			w->watch[w->nwatch++] = down;
+			w->watch_bps = s->bottleneck_bps;
+		}
 	}
 	for (uint32_t i = 0; i < w->nflows; i++) {
 		struct node *tx = &w->node[w->src_node[i]], *rx = &w->node[w->dst_node[i]];
@@ -422,6 +572,16 @@ static int setup(struct run *w)
 			return err;
 	}
 	return 0;
+}
+
+/* The CNPs every node has sent. */
+static uint64_t cnps_sent(const struct run *w)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < w->nnodes; i++)
+		n += uroce_dev_counters(w->node[i].dev)->np_cnp_sent;
+	return n;
 }
 
 /* The bytes flow f's sender has put on its link into the switch. */
@@ -483,7 +643,7 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 {
 	struct run *w = calloc(1, sizeof(*w));
 	uint64_t prev[SCENARIO_MAX_FLOWS + 1] = {0}, half_bytes[SCENARIO_MAX_FLOWS + 1] = {0};
-	uint64_t bl_half = 0;
+	uint64_t watch_half[MAX_WATCH] = {0};
 	int err;
 
 	if (!w)
@@ -492,21 +652,29 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 	w->s = s;
 	w->r = r;
 	w->n = s->senders;
-	w->nflows = s->senders + !!s->victim;
-	w->nnodes = s->senders + 1 + 2 * !!s->victim;
 	w->half = s->duration_ns / 2;
-	if (s->senders < 1 || s->senders > SCENARIO_MAX_FLOWS || !s->sample_ns || !s->msg_bytes ||
-	    (s->victim && s->senders == SCENARIO_MAX_FLOWS)) {
+	if (!scenario_check(s, NULL, 0)) {
 		free(w);
 		return UROCE_EINVAL;
 	}
-	for (uint32_t i = 0; i < w->n; i++) {
-		w->src_node[i] = i;
-		w->dst_node[i] = w->n;
-	}
-	if (s->victim) {
-		w->src_node[w->n] = w->n + 1;
-		w->dst_node[w->n] = w->n + 2;
+	if (s->topology == SCENARIO_DUMBBELL) {
+		w->nflows = s->senders + !!s->victim;
+		w->nnodes = s->senders + 1 + 2 * !!s->victim;
+		for (uint32_t i = 0; i < w->n; i++) {
+			w->src_node[i] = i;
+			w->dst_node[i] = w->n;
+		}
+		if (s->victim) {
+			w->src_node[w->n] = w->n + 1;
+			w->dst_node[w->n] = w->n + 2;
+		}
+	} else {
+		w->nflows = s->senders;
+		w->nnodes = 2 * s->senders;
+		for (uint32_t i = 0; i < w->n; i++) {
+			w->src_node[i] = 2 * i;
+			w->dst_node[i] = 2 * i + 1;
+		}
 	}
 	if ((err = setup(w))) {
 		teardown(w);
@@ -537,7 +705,9 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 			run_until(w, w->half);
 			for (uint32_t i = 0; i < w->nflows; i++)
 				half_bytes[i] = sent_bytes(w, i);
-			bl_half = uroce_sim_link_counters(w->sim, w->bottleneck)->delivered_bytes;
+			for (uint32_t k = 0; k < w->nwatch; k++)
+				watch_half[k] = uroce_sim_link_counters(w->sim, w->watch[k])
+							->delivered_bytes;
 		}
 		run_until(w, next);
 		t = next;
@@ -545,8 +715,7 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 			continue;
 		if (csv) {
 			fprintf(csv, "%.1f,%" PRIu64 ",%" PRIu64, (double)t / 1e3,
-				uroce_sim_link_queue_bytes(w->sim, w->bottleneck),
-				uroce_dev_counters(w->node[w->n].dev)->np_cnp_sent);
+				watched_queue(w), cnps_sent(w));
 			for (uint32_t i = 0; i < w->nflows; i++) {
 				uint64_t b = sent_bytes(w, i);
 				fprintf(csv, ",%.4f", (double)(b - prev[i]) * 8 / (double)(t - row_start));
@@ -588,19 +757,27 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 		}
 	}
 	r->jain = sq > 0 ? sum * sum / (counted * sq) : 0;
-	const union uroce_sim_counters *bc = uroce_sim_link_counters(w->sim, w->bottleneck);
-	r->utilisation = (double)(bc->delivered_bytes - bl_half) * 8 / secs /
-			 (double)s->bottleneck_bps;
-	r->drops = bc->drop_queue;
-	for (uint32_t i = 0; i < w->nnodes + 2 * !!s->victim; i++) {
-		int l = i < w->nnodes ? w->up[i] : w->core[i - w->nnodes];
-		const union uroce_sim_counters *uc = uroce_sim_link_counters(w->sim, l);
-		r->pauses += uc->pfc_pauses;
-		r->paused_ns += uc->pfc_paused_ns;
+	/* the congested links: their use over the second half, drops, marks, peak queue */
+	double used = 0;
+	for (uint32_t k = 0; k < w->nwatch; k++) {
+		const union uroce_sim_counters *c = uroce_sim_link_counters(w->sim, w->watch[k]);
+		double gbps = (double)(c->delivered_bytes - watch_half[k]) * 8 / secs / 1e9;
+		r->link_gbps[k] = gbps;
+		used += gbps;
+		r->drops += c->drop_queue;
+		r->ce_marks += c->ce_marked;
+		if (c->queue_peak_bytes > r->queue_peak_all)
+			r->queue_peak_all = c->queue_peak_bytes;
 	}
-	r->queue_peak_all = bc->queue_peak_bytes;
-	r->ce_marks = bc->ce_marked;
-	r->cnps = uroce_dev_counters(w->node[w->n].dev)->np_cnp_sent;
+	r->nlinks = w->nwatch;
+	r->utilisation = used * 1e9 / ((double)w->nwatch * (double)w->watch_bps);
+	/* PFC: every link into a switch */
+	const union uroce_sim_counters *c;
+	for (int l = 0; (c = uroce_sim_link_counters(w->sim, l)); l++) {
+		r->pauses += c->pfc_pauses;
+		r->paused_ns += c->pfc_paused_ns;
+	}
+	r->cnps = cnps_sent(w);
 	teardown(w);
 	free(w);
 	return 0;

@@ -2,8 +2,9 @@
 /* Congestion scenarios on the real engine in the simulated fabric (docs/congestion.md):
  * N senders write to one receiver through a switch whose port to the receiver is the
  * bottleneck (N:1 incast; flows may start and stop at different times), with PFC if asked,
- * and PFC's victim flow (a second switch behind a core link) if asked.
- * The switch is the fabric's (docs/sim.md "Switches and PFC"). Everything runs on virtual
+ * and PFC's victim flow (a second switch behind a core link) if asked; or N flows over a
+ * parking lot, or across a leaf-spine fabric with ECMP (enum scenario_topology).
+ * The switches are the fabric's (docs/sim.md "Switches and PFC"). Everything runs on virtual
  * time: the same scenario gives the same figures, byte for byte. Used by uroce-sim and by
  * tests/engine/test_cc.c. */
 #ifndef UROCE_SCENARIO_H
@@ -16,9 +17,26 @@
 #include "engine/engine.h"
 
 #define SCENARIO_MAX_FLOWS 64
+#define SCENARIO_MAX_SPINES 16
+
+/* Where the flows go (docs/congestion.md draws each). */
+enum scenario_topology {
+	/* N:1 incast: every sender and the receiver on one switch, whose port to the
+	 * receiver (bottleneck_bps) is the congested link; with `victim`, a second switch */
+	SCENARIO_DUMBBELL,
+	/* N switches in a chain joined by N - 1 links of bottleneck_bps, the congested ones:
+	 * flow 1 crosses them all, flow k > 1 only link k - 1 */
+	SCENARIO_PARKING_LOT,
+	/* two leaves joined through `spines` spine switches by links of core_bps, the
+	 * congested ones: flow k from a host of leaf 1 to one of leaf 2, over the spine its
+	 * UDP source port hashes to (ECMP) */
+	SCENARIO_LEAF_SPINE,
+};
 
 struct scenario {
-	uint32_t senders;          /* 1..SCENARIO_MAX_FLOWS */
+	enum scenario_topology topology;
+	uint32_t senders;          /* 1..SCENARIO_MAX_FLOWS: the flows (parking lot: 2 or more) */
+	uint32_t spines;           /* leaf-spine: 1..SCENARIO_MAX_SPINES */
 	struct uroce_cc_cfg cc;    /* every node's congestion control */
 	uint64_t link_bps;         /* the senders' and the receiver's links */
 	uint64_t bottleneck_bps;   /* the switch's port to the receiver */
@@ -33,7 +51,7 @@ struct scenario {
 	 * switch to a receiver of its own on the second, through the core link but not the
 	 * bottleneck. */
 	uint32_t victim;           /* 0 or 1 */
-	uint64_t core_bps;
+	uint64_t core_bps;         /* the victim's core link; leaf-spine: every leaf-spine link */
 	uint64_t duration_ns;
 	uint64_t sample_ns;        /* the time series' step */
 	uint64_t start_ns[SCENARIO_MAX_FLOWS], stop_ns[SCENARIO_MAX_FLOWS]; /* stop 0: the end */
@@ -46,22 +64,30 @@ struct scenario {
  * queue and RED 20 KB / 100 KB / 50 %, 1 us links, 60 ms, 100 us samples, 64 KB WRITEs, a
  * local ACK timeout of 14 (67 ms, perftest's). */
 void scenario_defaults(struct scenario *s);
-/* Sets one key ("senders", "cc", "link_gbps", "bottleneck_gbps", "latency_us", "queue_kb",
+/* Sets one key ("topology" = "dumbbell" | "parking_lot" | "leaf_spine", "spines",
+ * "senders", "cc", "link_gbps", "bottleneck_gbps", "latency_us", "queue_kb",
  * "threshold_kb", "red" = "KMIN_KB,KMAX_KB,PMAX", "pfc" = "XOFF_KB,XON_KB", "victim",
  * "core_gbps", "duration_ms", "sample_us", "starts_ms",
  * "stops_ms" = comma lists, "msg_kb", "timeout", "seed"); false with a one-line reason in
  * why. */
 bool scenario_set(struct scenario *s, const char *key, const char *value, char *why,
 		  size_t whylen);
+/* Whether the keys fit together (victim=1 only on a dumbbell, a parking lot of 2 senders or
+ * more, ...); false with the reason in why (when why is not NULL). */
+bool scenario_check(const struct scenario *s, char *why, size_t whylen);
 /* Reads a scenario file: key = value lines, # comments. False with the reason (and line). */
 bool scenario_load(struct scenario *s, const char *path, char *why, size_t whylen);
 
 /* What a run measured: over the second half of the run, while a flow runs, its share. */
 struct scenario_result {
 	double jain;               /* Jain's index of the senders' packets over the 2nd half */
-	double utilisation;        /* the bottleneck's wire bytes / its capacity, 2nd half */
-	uint64_t queue_peak;       /* the bottleneck's largest queue in the 2nd half, bytes */
-	uint64_t queue_peak_all;   /* ... over the whole run (the link's queue_peak_bytes) */
+	/* The congested links (the topology's): what they carried over their capacity, 2nd
+	 * half; the largest queue of any in the 2nd half and over the whole run, bytes; drops
+	 * and marks are theirs. */
+	double utilisation;
+	uint64_t queue_peak, queue_peak_all;
+	double link_gbps[SCENARIO_MAX_FLOWS]; /* each one's throughput over the 2nd half */
+	uint32_t nlinks;
 	uint64_t drops, cnps, ce_marks, resent, completions, errors;
 	uint64_t pauses, paused_ns; /* PFC: PAUSEs that stopped a link into the switch, and for
 				     * how long in all */
