@@ -23,6 +23,7 @@ struct sim_pkt {
 	uint32_t len;
 	uint32_t link;    /* the link carrying it */
 	uint32_t ingress; /* in a switch: the link it came in on (its PFC count), else NIL */
+	uint8_t cls;      /* its traffic class on the link: DSCP / 8 */
 	uint64_t ts;      /* delivery time, once in a ring */
 };
 
@@ -30,9 +31,18 @@ enum sim_event_kind {
 	EV_TX_DONE, /* index: a link whose head packet has been serialised */
 	EV_DELIVER, /* index: a packet reaching its link's far end */
 	EV_PFC,     /* index: a link whose oldest PAUSE or resume reaches its transmitter */
+	EV_PFC_REFRESH, /* index: link x 8 + class: the switch repeats the class's PAUSE */
+	EV_PAUSE_END,   /* index: link x 8 + class: when the class's pause may have run out */
 };
 
-enum { PFC_PENDING = 8 }; /* PAUSE and resume frames of one link in flight at once */
+#define NCLS UROCE_SIM_CLASSES
+enum { PFC_PENDING = 32 }; /* PAUSE and resume frames of one link in flight at once */
+
+/* The packets of one traffic class waiting at a link, oldest first. */
+struct sim_class_queue {
+	uint32_t head, tail, n;
+	uint64_t bytes; /* theirs, and the class's packet on the wire if there is one */
+};
 
 struct sim_event {
 	uint64_t time;
@@ -46,23 +56,27 @@ struct sim_link {
 	uint32_t next_out; /* the next link leaving `from`, NIL at the end */
 	struct uroce_sim_link_cfg cfg;
 	struct uroce_impair im;
-	uint32_t head, tail; /* the queue; head is on the wire */
-	uint64_t q_bytes;
+	struct sim_class_queue q[NCLS]; /* waiting, by class */
+	uint32_t wire;       /* the packet being serialised, NIL */
+	uint64_t q_bytes;    /* every class's, the packet on the wire included */
 	uint32_t q_pkts;
 	/* When the transmitter is free: tx_ns + tx_rem / bandwidth ns. The fraction is kept so
 	 * that back-to-back packets accumulate no rounding. */
 	uint64_t tx_ns, tx_rem;
 	uint64_t red_rng;    /* RED marking's draws (splitmix64), seeded like the impairments */
 	bool busy;           /* a packet is being serialised (a TX_DONE is due) */
-	/* PFC (cfg.pfc_xoff): the bytes that came over this link into its far end, a switch,
-	 * and have not left it; whether the switch last asked to pause; the frames in flight
-	 * back to the transmitter (a ring: time due, pause or resume); whether it is paused. */
-	uint64_t pfc_bytes;
-	bool pfc_xoff_sent, paused;
-	uint64_t paused_since;
+	/* PFC (cfg.pfc_xoff), per class: the bytes that came over this link into its far end, a
+	 * switch, and have not left it; the classes the switch last asked to pause, and those
+	 * with a refresh due; the frames in flight back to the transmitter (a ring); at the
+	 * transmitter, the classes paused, until when, since when, and those with an
+	 * EV_PAUSE_END due. Class sets are bit masks. */
+	uint64_t pfc_bytes[NCLS];
+	uint8_t xoff_sent, refresh_due, paused, expiry_due;
+	uint64_t paused_until[NCLS], paused_since[NCLS];
 	struct {
 		uint64_t due;
-		bool pause;
+		uint16_t quanta; /* 0: resume */
+		uint8_t cls;
 	} pfc_q[PFC_PENDING];
 	uint32_t pfc_head, pfc_n;
 	union uroce_sim_counters c;
@@ -101,7 +115,8 @@ struct uroce_sim {
 	uint8_t *bufs;
 	uint32_t npkts, max_pkt, free_head;
 	/* A binary min-heap on (time, seq). It never needs to grow while running: each packet
-	 * has at most one DELIVER event and each link at most one TX_DONE and one PFC. */
+	 * has at most one DELIVER event, each link at most one TX_DONE and one PFC, and each of
+	 * its classes at most one PFC_REFRESH and one PAUSE_END. */
 	struct sim_event *heap;
 	size_t nheap, heap_cap;
 	struct sim_link *links;
@@ -346,13 +361,27 @@ static void link_transmit(struct uroce_sim *sim, struct sim_link *l, uint32_t pi
 	}
 }
 
-/* Starts serialising the head packet at tx_ns + tx_rem (the exact time the transmitter is
- * free) and schedules the end. */
-static void link_start(struct uroce_sim *sim, struct sim_link *l, uint32_t link)
+/* The class the transmitter serves next: the highest with a packet waiting and no pause
+ * (strict priority), or -1. */
+static int link_pick(const struct sim_link *l)
+{
+	for (int c = NCLS - 1; c >= 0; c--)
+		if (l->q[c].n && !(l->paused >> c & 1))
+			return c;
+	return -1;
+}
+
+/* Starts serialising the next packet of class c at tx_ns + tx_rem (the exact time the
+ * transmitter is free) and schedules the end. */
+static void link_start(struct uroce_sim *sim, struct sim_link *l, uint32_t link, int c)
 {
 	uint64_t bw = l->cfg.bandwidth_bps;
-	uint64_t bits_ns = (uint64_t)sim->pkts[l->head].len * 8 * 1000000000u;
+	uint32_t pi = l->q[c].head;
+	uint64_t bits_ns = (uint64_t)sim->pkts[pi].len * 8 * 1000000000u;
 
+	l->q[c].head = sim->pkts[pi].next;
+	l->q[c].n--;
+	l->wire = pi;
 	l->tx_ns += bits_ns / bw;
 	l->tx_rem += bits_ns % bw;
 	if (l->tx_rem >= bw) {
@@ -364,98 +393,179 @@ static void link_start(struct uroce_sim *sim, struct sim_link *l, uint32_t link)
 	l->busy = true;
 }
 
-/* Starts the transmitter on the head packet if it is idle, not paused and has one: from now,
- * or from when the last packet ended if that is later. */
+/* Starts the transmitter if it is idle and a class may send: from now, or from when the last
+ * packet ended if that is later. */
 static void link_kick(struct uroce_sim *sim, struct sim_link *l, uint32_t link)
 {
-	if (l->busy || l->paused || !l->q_pkts)
+	int c = link_pick(l);
+
+	if (l->busy || c < 0)
 		return;
 	if (sim->now > l->tx_ns) { /* idle since before now: the transmitter starts now */
 		l->tx_ns = sim->now;
 		l->tx_rem = 0;
 	}
-	link_start(sim, l, link);
+	link_start(sim, l, link, c);
 }
 
-/* ---- PFC (802.1Qbb, one class): docs/sim.md ---- */
+/* ---- PFC (802.1Qbb, per traffic class): docs/sim.md ---- */
 
-/* The switch at link's far end sends a PAUSE (or a resume) back over it: it reaches the
- * transmitter one latency later, after the frames already on their way. A link with
- * PFC_PENDING frames in flight replaces the last one's verdict with this one (the newer
- * decision stands, from the older frame's arrival). */
-static void pfc_send(struct uroce_sim *sim, uint32_t link, bool pause)
+/* How long a PAUSE of `quanta` holds the link's transmitter: quanta of 512 bit times at its
+ * rate, rounded up to a nanosecond. */
+static uint64_t pause_ns(const struct sim_link *l, uint16_t quanta)
+{
+	uint64_t bits_ns = (uint64_t)quanta * 512 * 1000000000u;
+	return (bits_ns + l->cfg.bandwidth_bps - 1) / l->cfg.bandwidth_bps;
+}
+
+static uint16_t pfc_quanta(const struct sim_link *l)
+{
+	return l->cfg.pfc_quanta ? l->cfg.pfc_quanta : 0xFFFF;
+}
+
+/* The switch at link's far end sends a PAUSE of `quanta` for class c (0: a resume) back over
+ * it: it reaches the transmitter one latency later, after the frames already on their way.
+ * A link with PFC_PENDING frames in flight replaces the last one with this one (the newer
+ * decision stands, from the older frame's arrival; a pause that loses its resume runs out). */
+static void pfc_send(struct uroce_sim *sim, uint32_t link, int c, uint16_t quanta)
 {
 	struct sim_link *l = &sim->links[link];
-	uint64_t due = sim->now + l->cfg.latency_ns;
+	uint32_t at = (l->pfc_head + (l->pfc_n == PFC_PENDING ? PFC_PENDING - 1 : l->pfc_n)) %
+		      PFC_PENDING;
 
-	if (l->pfc_n == PFC_PENDING) {
-		l->pfc_q[(l->pfc_head + PFC_PENDING - 1) % PFC_PENDING].pause = pause;
+	l->c.pfc_frames++;
+	l->pfc_q[at].quanta = quanta;
+	l->pfc_q[at].cls = (uint8_t)c;
+	if (l->pfc_n == PFC_PENDING)
 		return;
-	}
-	l->pfc_q[(l->pfc_head + l->pfc_n) % PFC_PENDING].due = due;
-	l->pfc_q[(l->pfc_head + l->pfc_n) % PFC_PENDING].pause = pause;
+	l->pfc_q[at].due = sim->now + l->cfg.latency_ns;
 	if (!l->pfc_n++)
-		ev_push(sim, due, EV_PFC, link);
+		ev_push(sim, l->pfc_q[at].due, EV_PFC, link);
 }
 
-/* len bytes that came over `link` entered (add) or left its far end's queues. */
-static void pfc_account(struct uroce_sim *sim, uint32_t link, uint32_t len, bool add)
+/* The switch's refresh of class c's PAUSE, while it holds: every pfc_refresh_ns, by default
+ * half the PAUSE's time, so that the pause never runs out while the class is over XON. */
+static void refresh_arm(struct uroce_sim *sim, uint32_t link, int c)
 {
 	struct sim_link *l = &sim->links[link];
+	uint64_t every = l->cfg.pfc_refresh_ns;
 
-	if (!l->cfg.pfc_xoff)
+	if (l->refresh_due >> c & 1)
+		return;
+	if (!every)
+		every = pause_ns(l, pfc_quanta(l)) / 2 + 1;
+	l->refresh_due |= (uint8_t)(1u << c);
+	ev_push(sim, sim->now + every, EV_PFC_REFRESH, link * NCLS + (uint32_t)c);
+}
+
+static void on_pfc_refresh(struct uroce_sim *sim, uint32_t index)
+{
+	uint32_t link = index / NCLS;
+	int c = (int)(index % NCLS);
+	struct sim_link *l = &sim->links[link];
+
+	l->refresh_due &= (uint8_t)~(1u << c);
+	if (l->xoff_sent >> c & 1) {
+		pfc_send(sim, link, c, pfc_quanta(l));
+		refresh_arm(sim, link, c);
+	}
+}
+
+/* len bytes of class c that came over `link` entered (add) or left its far end's queues. */
+static void pfc_account(struct uroce_sim *sim, uint32_t link, int c, uint32_t len, bool add)
+{
+	struct sim_link *l = &sim->links[link];
+	uint8_t bit = (uint8_t)(1u << c);
+
+	if (!l->cfg.pfc_xoff || (l->cfg.pfc_classes && !(l->cfg.pfc_classes & bit)))
 		return;
 	if (add) {
-		l->pfc_bytes += len;
-		if (l->pfc_bytes > l->c.pfc_peak_bytes)
-			l->c.pfc_peak_bytes = l->pfc_bytes;
-		if (!l->pfc_xoff_sent && l->pfc_bytes >= l->cfg.pfc_xoff) {
-			l->pfc_xoff_sent = true;
-			pfc_send(sim, link, true);
+		l->pfc_bytes[c] += len;
+		if (l->pfc_bytes[c] > l->c.pfc_peak_bytes)
+			l->c.pfc_peak_bytes = l->pfc_bytes[c];
+		if (!(l->xoff_sent & bit) && l->pfc_bytes[c] >= l->cfg.pfc_xoff) {
+			l->xoff_sent |= bit;
+			pfc_send(sim, link, c, pfc_quanta(l));
+			refresh_arm(sim, link, c);
 		}
 		return;
 	}
-	l->pfc_bytes -= len;
-	if (l->pfc_xoff_sent && l->pfc_bytes <= l->cfg.pfc_xon) {
-		l->pfc_xoff_sent = false;
-		pfc_send(sim, link, false);
+	l->pfc_bytes[c] -= len;
+	if ((l->xoff_sent & bit) && l->pfc_bytes[c] <= l->cfg.pfc_xon) {
+		l->xoff_sent &= (uint8_t)~bit;
+		pfc_send(sim, link, c, 0);
 	}
 }
 
-/* The oldest PAUSE or resume in flight reaches the link's transmitter. A paused transmitter
- * finishes the packet on the wire and starts no other. */
+/* Class c of the link's transmitter sends again. */
+static void pause_end(struct uroce_sim *sim, struct sim_link *l, uint32_t link, int c)
+{
+	l->paused &= (uint8_t)~(1u << c);
+	l->c.pfc_paused_ns += sim->now - l->paused_since[c];
+	link_kick(sim, l, link);
+}
+
+/* The oldest PAUSE or resume in flight reaches the link's transmitter. A paused class keeps
+ * its packets; the one on the wire finishes. */
 static void on_pfc(struct uroce_sim *sim, uint32_t link)
 {
 	struct sim_link *l = &sim->links[link];
-	bool pause = l->pfc_q[l->pfc_head].pause;
+	uint16_t quanta = l->pfc_q[l->pfc_head].quanta;
+	int c = l->pfc_q[l->pfc_head].cls;
+	uint8_t bit = (uint8_t)(1u << c);
 
 	l->pfc_head = (l->pfc_head + 1) % PFC_PENDING;
 	if (--l->pfc_n)
 		ev_push(sim, l->pfc_q[l->pfc_head].due, EV_PFC, link);
-	if (pause && !l->paused) {
-		l->paused = true;
-		l->paused_since = sim->now;
+	if (!quanta) {
+		if (l->paused & bit)
+			pause_end(sim, l, link, c);
+		return;
+	}
+	if (!(l->paused & bit)) {
+		l->paused |= bit;
+		l->paused_since[c] = sim->now;
 		l->c.pfc_pauses++;
-	} else if (!pause && l->paused) {
-		l->paused = false;
-		l->c.pfc_paused_ns += sim->now - l->paused_since;
-		link_kick(sim, l, link);
+	}
+	l->paused_until[c] = sim->now + pause_ns(l, quanta);
+	if (!(l->expiry_due & bit)) {
+		l->expiry_due |= bit;
+		ev_push(sim, l->paused_until[c], EV_PAUSE_END, link * NCLS + (uint32_t)c);
 	}
 }
 
-/* Whether a packet arriving now is to be marked CE (if ECN-capable): the step threshold, or
- * RED's probability (sim.h). */
-static bool ce_due(struct sim_link *l)
+/* A pause may have run out: it has, unless a later PAUSE moved its end. */
+static void on_pause_end(struct uroce_sim *sim, uint32_t index)
 {
-	const struct uroce_sim_link_cfg *c = &l->cfg;
+	uint32_t link = index / NCLS;
+	int c = (int)(index % NCLS);
+	struct sim_link *l = &sim->links[link];
 
-	if (!c->ce_kmax)
-		return c->ce_threshold && l->q_bytes > c->ce_threshold;
-	if (l->q_bytes <= c->ce_kmin)
+	l->expiry_due &= (uint8_t)~(1u << c);
+	if (!(l->paused >> c & 1))
+		return;
+	if (l->paused_until[c] <= sim->now) {
+		pause_end(sim, l, link, c);
+		return;
+	}
+	l->expiry_due |= (uint8_t)(1u << c);
+	ev_push(sim, l->paused_until[c], EV_PAUSE_END, index);
+}
+
+/* Whether a packet of class c arriving now is to be marked CE (if ECN-capable), by its class's
+ * queue: the step threshold, or RED's probability (sim.h). */
+static bool ce_due(struct sim_link *l, int c)
+{
+	const struct uroce_sim_link_cfg *cfg = &l->cfg;
+	uint64_t q = l->q[c].bytes;
+
+	if (!cfg->ce_kmax)
+		return cfg->ce_threshold && q > cfg->ce_threshold;
+	if (q <= cfg->ce_kmin)
 		return false;
-	if (l->q_bytes > c->ce_kmax)
+	if (q > cfg->ce_kmax)
 		return true;
-	double p = c->ce_pmax * (double)(l->q_bytes - c->ce_kmin) / (double)(c->ce_kmax - c->ce_kmin);
+	double p = cfg->ce_pmax * (double)(q - cfg->ce_kmin) / (double)(cfg->ce_kmax - cfg->ce_kmin);
 	return (double)(uroce_splitmix64(&l->red_rng) >> 11) < p * 9007199254740992.0;
 }
 
@@ -463,6 +573,8 @@ static void link_enqueue(struct uroce_sim *sim, uint32_t link, uint32_t pi)
 {
 	struct sim_link *l = &sim->links[link];
 	uint32_t len = sim->pkts[pi].len;
+	int c = sim->pkts[pi].cls;
+	struct sim_class_queue *q = &l->q[c];
 
 	if (!l->cfg.bandwidth_bps) { /* infinitely fast: no serialisation, no queue */
 		link_transmit(sim, l, pi, sim->now);
@@ -474,39 +586,42 @@ static void link_enqueue(struct uroce_sim *sim, uint32_t link, uint32_t pi)
 		pkt_free(sim, pi);
 		return;
 	}
-	if (ce_due(l))
+	if (ce_due(l, c))
 		l->c.ce_marked += ip_mark_ce(pkt_data(sim, pi));
 	if (sim->pkts[pi].ingress != NIL)
-		pfc_account(sim, sim->pkts[pi].ingress, len, true);
+		pfc_account(sim, sim->pkts[pi].ingress, c, len, true);
 	sim->pkts[pi].next = NIL;
+	if (q->n++)
+		sim->pkts[q->tail].next = pi;
+	else
+		q->head = pi;
+	q->tail = pi;
+	q->bytes += len;
+	l->q_pkts++;
 	l->q_bytes += len;
 	if (l->q_bytes > l->c.queue_peak_bytes)
 		l->c.queue_peak_bytes = l->q_bytes;
-	if (l->q_pkts++) {
-		sim->pkts[l->tail].next = pi;
-		l->tail = pi;
-		return;
-	}
-	l->head = l->tail = pi;
 	link_kick(sim, l, link);
 }
 
 static void on_tx_done(struct uroce_sim *sim, uint32_t link)
 {
 	struct sim_link *l = &sim->links[link];
-	uint32_t pi = l->head;
+	uint32_t pi = l->wire;
+	int c = sim->pkts[pi].cls, next;
 
-	l->head = sim->pkts[pi].next;
+	l->wire = NIL;
 	l->q_pkts--;
 	l->q_bytes -= sim->pkts[pi].len;
+	l->q[c].bytes -= sim->pkts[pi].len;
 	l->busy = false;
 	if (sim->pkts[pi].ingress != NIL) { /* it leaves the switch */
-		pfc_account(sim, sim->pkts[pi].ingress, sim->pkts[pi].len, false);
+		pfc_account(sim, sim->pkts[pi].ingress, c, sim->pkts[pi].len, false);
 		sim->pkts[pi].ingress = NIL;
 	}
 	link_transmit(sim, l, pi, sim->now);
-	if (l->q_pkts && !l->paused)
-		link_start(sim, l, link); /* back to back, from the exact end of the last */
+	if ((next = link_pick(l)) >= 0)
+		link_start(sim, l, link, next); /* back to back, from the exact end of the last */
 }
 
 static void ep_route(struct uroce_sim *sim, struct sim_ep *ep, const uint8_t *data, uint32_t len,
@@ -551,6 +666,8 @@ static void (*const ev_handlers[])(struct uroce_sim *, uint32_t) = {
 	[EV_TX_DONE] = on_tx_done,
 	[EV_DELIVER] = on_deliver,
 	[EV_PFC] = on_pfc,
+	[EV_PFC_REFRESH] = on_pfc_refresh,
+	[EV_PAUSE_END] = on_pause_end,
 };
 
 /* ---- public API ---- */
@@ -700,9 +817,9 @@ int uroce_sim_connect(struct uroce_sim *sim, int from, int to,
 	uint64_t x = sim->seed;
 
 	if (!src || !ep_get(sim, to) || cfg->latency_ns > UROCE_IMPAIR_MAX_DELAY_NS ||
-	    sim->nlinks == NIL ||
+	    sim->nlinks >= UINT32_MAX / NCLS ||
 	    (cfg->ce_kmax && (cfg->ce_kmin >= cfg->ce_kmax || !(cfg->ce_pmax >= 0 && cfg->ce_pmax <= 1))) ||
-	    (cfg->pfc_xoff && cfg->pfc_xon >= cfg->pfc_xoff))
+	    (cfg->pfc_xoff && (cfg->pfc_xon >= cfg->pfc_xoff || !cfg->bandwidth_bps)))
 		return UROCE_EINVAL;
 	for (uint32_t i = src->first_out; i != NIL; i = sim->links[i].next_out)
 		if (sim->links[i].to == (uint32_t)to)
@@ -715,12 +832,13 @@ int uroce_sim_connect(struct uroce_sim *sim, int from, int to,
 	if (!links)
 		return UROCE_ENOMEM;
 	sim->links = links;
-	/* its TX_DONE and its PFC frame's arrival: one of each pending at most */
-	heap = realloc(sim->heap, (sim->heap_cap + 2) * sizeof(*heap));
+	/* its TX_DONE and its PFC frame's arrival, and per class a refresh and a pause's end:
+	 * one of each pending at most */
+	heap = realloc(sim->heap, (sim->heap_cap + 2 + 2 * NCLS) * sizeof(*heap));
 	if (!heap)
 		return UROCE_ENOMEM;
 	sim->heap = heap;
-	sim->heap_cap += 2;
+	sim->heap_cap += 2 + 2 * NCLS;
 
 	l = &sim->links[sim->nlinks];
 	memset(l, 0, sizeof(*l));
@@ -729,7 +847,7 @@ int uroce_sim_connect(struct uroce_sim *sim, int from, int to,
 	l->cfg = *cfg;
 	l->im = im;
 	l->red_rng = uroce_splitmix64(&x) ^ sim->nlinks; /* x moved on past the impairments' */
-	l->head = l->tail = NIL;
+	l->wire = NIL;
 	l->next_out = src->first_out;
 	src->first_out = sim->nlinks;
 	return (int)sim->nlinks++;
@@ -792,6 +910,7 @@ static void link_offer(struct uroce_sim *sim, uint32_t link, const uint8_t *data
 	sim->pkts[pi].len = len;
 	sim->pkts[pi].link = link;
 	sim->pkts[pi].ingress = ingress;
+	sim->pkts[pi].cls = (uint8_t)(ip_tclass(data) >> 5); /* DSCP / 8 */
 	link_enqueue(sim, link, pi);
 }
 

@@ -18,6 +18,7 @@
 #define UROCE_SIM_POOL_PKTS 4096       /* default packet buffers */
 #define UROCE_SIM_MAX_PKT 9000         /* default largest datagram: a jumbo IP MTU */
 #define UROCE_SIM_RING 1024            /* default receive ring of an endpoint, in packets */
+#define UROCE_SIM_CLASSES 8            /* traffic classes (802.1p priorities) of a link */
 
 struct uroce_sim;
 
@@ -28,7 +29,11 @@ struct uroce_sim_cfg {
 };
 
 /* One direction of a link. Zero fields mean "none": no latency, infinite bandwidth (no
- * serialisation and so no queue), no queue limit, no marking, no impairment. */
+ * serialisation and so no queue), no queue limit, no marking, no impairment.
+ * A packet's traffic class is its DSCP / 8 (its IP precedence, a switch's default
+ * DSCP-to-priority map; CNPs, DSCP 48, are class 6): each class has its own queue, served in
+ * strict priority, highest first; the queue limits hold for all classes together, the marking
+ * thresholds and PFC for each class's own bytes. */
 struct uroce_sim_link_cfg {
 	uint64_t latency_ns;    /* propagation delay, at most UROCE_IMPAIR_MAX_DELAY_NS */
 	uint64_t bandwidth_bps; /* serialisation rate of the datagram bytes, bit/s */
@@ -36,16 +41,23 @@ struct uroce_sim_link_cfg {
 	uint32_t queue_pkts;    /* ... or this many packets (the one on the wire included) */
 	uint64_t ce_threshold;  /* mark ECT packets CE when the queue holds more bytes than this
 				 * as they arrive */
-	/* RED-style marking instead (ce_kmax set): an ECT packet that arrives to a queue of q
-	 * bytes is marked CE with probability 0 below ce_kmin, ce_pmax x (q - ce_kmin) /
+	/* RED-style marking instead (ce_kmax set): an ECT packet that arrives to a queue (of
+	 * its class) of q bytes is marked CE with probability 0 below ce_kmin, ce_pmax x (q - ce_kmin) /
 	 * (ce_kmax - ce_kmin) up to ce_kmax, 1 above (the DCQCN paper's switch marking). */
 	uint64_t ce_kmin, ce_kmax;
 	double ce_pmax;
-	/* PFC (802.1Qbb, one class) on a link into a switch (uroce_sim_set_switch): when the
-	 * bytes that came over it and wait in the switch's queues reach pfc_xoff, the switch
-	 * pauses this link's transmitter, and lets it go again at pfc_xon or below; each frame
-	 * takes the link's latency to come back (0: no PFC; pfc_xon < pfc_xoff). */
+	/* PFC (802.1Qbb) on a link into a switch (uroce_sim_set_switch), per traffic class:
+	 * when a class's bytes that came over the link and wait in the switch's queues reach
+	 * pfc_xoff, the switch pauses that class of this link's transmitter (a PAUSE of
+	 * pfc_quanta quanta of 512 bit times at the link's rate, 0: 0xFFFF), repeats the PAUSE
+	 * every pfc_refresh_ns (0: half its time) while the class is over pfc_xon, and resumes
+	 * it at pfc_xon or below (a PAUSE of 0). Each frame takes the link's latency to come
+	 * back. pfc_classes: the lossless classes, a bit each (0: all). 0 pfc_xoff: no PFC;
+	 * else pfc_xon < pfc_xoff and a bandwidth. */
 	uint64_t pfc_xoff, pfc_xon;
+	uint8_t pfc_classes;
+	uint16_t pfc_quanta;
+	uint64_t pfc_refresh_ns;
 	struct uroce_impair_cfg impair; /* applied as each packet leaves the queue */
 };
 
@@ -68,9 +80,10 @@ struct uroce_sim_link_cfg {
 	X(corrupted, "packets with flipped bits")                                   \
 	X(ce_marked, "ECT packets marked CE (0b11) above the queue threshold")      \
 	X(queue_peak_bytes, "a link's largest queue, in bytes (a gauge, not a count)") \
-	X(pfc_pauses, "PFC PAUSEs that stopped the link's transmitter")             \
-	X(pfc_paused_ns, "time the link's transmitter was paused, ns (ended pauses)") \
-	X(pfc_peak_bytes, "the most bytes of the link's traffic in its switch at once: XOFF and the headroom used")
+	X(pfc_pauses, "PFC PAUSEs that stopped a class of the link's transmitter")   \
+	X(pfc_paused_ns, "time classes of the link's transmitter were paused, ns (ended pauses, summed)") \
+	X(pfc_peak_bytes, "the most bytes of one class of the link's traffic in its switch at once: XOFF and the headroom used") \
+	X(pfc_frames, "PFC frames the switch sent back over the link: PAUSEs, their refreshes, resumes")
 
 enum uroce_sim_counter {
 #define UROCE_SIM_COUNTER_ENUM(name, desc) UROCE_SIM_C_##name,

@@ -441,9 +441,10 @@ static void test_corrupt_anywhere(void **state)
 static void test_ce_marking(void **state)
 {
 	/* Depth when each arrives: 0, 4096, 8192, ...; the threshold 5000 marks from the third.
-	 * Not-ECT and already-CE packets are left alone. */
-	static const uint8_t tc_in[] = {0x02, 0x01, 0x00, 0x02, 0x01, 0xBA, 0x03, 0x00};
-	static const uint8_t tc_out[] = {0x02, 0x01, 0x00, 0x03, 0x03, 0xBB, 0x03, 0x00};
+	 * Not-ECT and already-CE packets are left alone; the DSCP stays (6 here: traffic class
+	 * 0 like the others, so one queue). */
+	static const uint8_t tc_in[] = {0x02, 0x01, 0x00, 0x02, 0x01, 0x1A, 0x03, 0x00};
+	static const uint8_t tc_out[] = {0x02, 0x01, 0x00, 0x03, 0x03, 0x1B, 0x03, 0x00};
 	struct uroce_sim_link_cfg cfg = {.latency_ns = 100, .bandwidth_bps = 10 * GBPS,
 					 .ce_threshold = 5000};
 	struct rx r;
@@ -902,6 +903,110 @@ static void test_switch_pfc(void **state)
 		      peak[0], peak[1]);
 }
 
+/* Traffic classes (DSCP / 8), each link serving them in strict priority and marking each by
+ * its own queue; PFC per class; pause quanta and their refresh. */
+static void test_traffic_classes(void **state)
+{
+	(void)state;
+
+	/* Strict priority: 10 packets of class 0 (DSCP 0) queue on a 1 Gb/s link, then one of
+	 * class 6 (DSCP 48, a CNP's) leaves right after the one on the wire, unmarked although
+	 * 36 KB wait: its own class's queue is empty. */
+	struct uroce_sim_link_cfg slow = {.latency_ns = 100, .bandwidth_bps = GBPS,
+					  .ce_threshold = 5000};
+	struct uroce_sim *sim = pair_new(3, false, &slow, &slow, 0);
+	struct rx r;
+	for (uint32_t k = 0; k < 10; k++)
+		send_packet(sim, false, 0, k, 4052, 0x02);
+	send_packet(sim, false, 0, 10, 4052, 0xC2);
+	run_idle(sim);
+	static const uint32_t order[] = {0, 10, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+	for (uint32_t k = 0; k < 11; k++) {
+		assert_true(recv_one(sim, 1, &r));
+		assert_int_equal(psn_of(&r), order[k]);
+		if (order[k] == 10)
+			assert_int_equal(r.pkt.tos, 0xC2);
+	}
+	assert_int_equal(uroce_sim_link_counters(sim, 0)->ce_marked, 8); /* class 0 from its 3rd */
+	uroce_sim_free(sim);
+
+	/* PFC per class: A sends 300 packets to B behind a 1 Gb/s port (class 3) and 300 to C
+	 * behind a 10 Gb/s one, through switch S, PFC on A's link. In one class, C's packets
+	 * wait behind B's paused ones (head-of-line blocking) until the end, 2.4 ms; in class
+	 * 1, only class 3 is paused and C's packets are through in a fraction of that. */
+	static const struct uroce_io_addr c_addr = {.ip = {10, 0, 0, 3}};
+	uint64_t c_last[2];
+	for (int split = 0; split < 2; split++) {
+		struct uroce_sim_link_cfg in = {.latency_ns = 1000, .bandwidth_bps = 10 * GBPS,
+						.pfc_xoff = 20000, .pfc_xon = 10000};
+		struct uroce_sim_link_cfg fast = {.latency_ns = 1000, .bandwidth_bps = 10 * GBPS};
+		uint8_t buf[BIG];
+		sim = switch_new(&in);
+		assert_int_equal(uroce_sim_add_endpoint(sim, &c_addr, 512), 3);
+		assert_int_equal(uroce_sim_connect(sim, 2, 3, &fast), 2);
+		for (uint32_t i = 0; i < 300; i++)
+			for (int to = 0; to < 2; to++) {
+				struct uroce_io_pkt pkt = {.data = buf};
+				uint8_t tos = to && split ? 0x20 : 0x60;
+				pkt.len = (uint32_t)make_packet_to(buf, &addr4[0], to ? &c_addr : &addr4[1],
+								   i, 1000 - 44, tos);
+				assert_int_equal(uroce_sim_send(sim, 0, &pkt), 0);
+			}
+		run_idle(sim);
+		c_last[split] = 0;
+		for (uint32_t i = 0; i < 300; i++) {
+			assert_true(recv_one(sim, 3, &r));
+			assert_int_equal(psn_of(&r), i);
+			c_last[split] = r.pkt.ts_ns;
+			assert_true(recv_one(sim, 1, &r));
+			assert_int_equal(psn_of(&r), i);
+		}
+		const union uroce_sim_counters *a = uroce_sim_link_counters(sim, 0);
+		assert_true(a->pfc_pauses > 0);
+		assert_true(a->pfc_peak_bytes <= 20000 + 1250 + 2 * 1000);
+		uroce_sim_free(sim);
+	}
+	assert_true(c_last[0] > 2000000);
+	assert_true(c_last[1] < 500000);
+	print_message("C's last packet: %" PRIu64 " ns in one class with B's, %" PRIu64
+		      " ns in its own\n", c_last[0], c_last[1]);
+
+	/* Quanta: PAUSEs of 100 quanta (5.12 us at 10 Gb/s) refreshed every half of that keep
+	 * the switch's queue within XOFF and the headroom, as PAUSEs that hold until resumed
+	 * do (test_switch_pfc); without the refresh each pause runs out while the queue is over
+	 * XON, and the sender runs over the headroom. */
+	for (int refresh = 1; refresh >= 0; refresh--) {
+		struct uroce_sim_link_cfg in = {.latency_ns = 1000, .bandwidth_bps = 10 * GBPS,
+						.pfc_xoff = 20000, .pfc_xon = 10000,
+						.pfc_quanta = 100,
+						.pfc_refresh_ns = refresh ? 0 : 1000000000};
+		uint8_t buf[BIG];
+		sim = switch_new(&in);
+		for (uint32_t i = 0; i < 300; i++) {
+			struct uroce_io_pkt pkt = {.data = buf};
+			pkt.len = (uint32_t)make_packet_to(buf, &addr4[0], &addr4[1], i, 1000 - 44, 0);
+			assert_int_equal(uroce_sim_send(sim, 0, &pkt), 0);
+		}
+		run_idle(sim);
+		for (uint32_t i = 0; i < 300; i++) {
+			assert_true(recv_one(sim, 1, &r));
+			assert_int_equal(psn_of(&r), i);
+		}
+		const union uroce_sim_counters *a = uroce_sim_link_counters(sim, 0);
+		if (refresh) {
+			assert_true(a->pfc_peak_bytes <= 20000 + 1250 + 2 * 1000);
+			/* 2.4 ms of congestion, a refresh every 2.56 us while paused */
+			assert_true(a->pfc_frames > 2 * a->pfc_pauses + 100);
+		} else {
+			assert_true(a->pfc_peak_bytes > 100000);
+		}
+		print_message("quanta 100, %s: %" PRIu64 " PAUSEs, %" PRIu64 " frames, peak %" PRIu64
+			      " bytes\n", refresh ? "refreshed" : "not refreshed", a->pfc_pauses,
+			      a->pfc_frames, a->pfc_peak_bytes);
+		uroce_sim_free(sim);
+	}
+}
+
 static void test_limits_and_errors(void **state)
 {
 	struct uroce_sim_link_cfg cfg = {.latency_ns = 10};
@@ -929,7 +1034,11 @@ static void test_limits_and_errors(void **state)
 	assert_int_equal(uroce_sim_connect(sim, 1, 0, &bad), UROCE_EINVAL);
 	bad = (struct uroce_sim_link_cfg){.latency_ns = UROCE_IMPAIR_MAX_DELAY_NS + 1};
 	assert_int_equal(uroce_sim_connect(sim, 1, 0, &bad), UROCE_EINVAL);
-	bad = (struct uroce_sim_link_cfg){.pfc_xoff = 1000, .pfc_xon = 1000}; /* XON below XOFF */
+	bad = (struct uroce_sim_link_cfg){.pfc_xoff = 1000, .pfc_xon = 1000,
+					  .bandwidth_bps = GBPS}; /* XON below XOFF */
+	assert_int_equal(uroce_sim_connect(sim, 1, 0, &bad), UROCE_EINVAL);
+	bad.pfc_xon = 500;
+	bad.bandwidth_bps = 0; /* PFC pauses a transmitter: the link needs a rate */
 	assert_int_equal(uroce_sim_connect(sim, 1, 0, &bad), UROCE_EINVAL);
 	assert_int_equal(uroce_sim_set_switch(sim, 9), UROCE_EINVAL);
 	assert_int_equal(uroce_sim_connect(sim, 1, 0, &cfg), 1);
@@ -1073,6 +1182,7 @@ int main(void)
 		cmocka_unit_test(test_multicast),
 		cmocka_unit_test(test_switch_pfc),
 		cmocka_unit_test(test_ecmp),
+		cmocka_unit_test(test_traffic_classes),
 		cmocka_unit_test(test_limits_and_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
