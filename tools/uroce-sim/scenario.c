@@ -34,6 +34,7 @@ void scenario_defaults(struct scenario *s)
 	s->ack_timeout = 14;
 	s->core_bps = 100000000000ull;
 	s->spines = 4;
+	s->dscp = 26;
 	s->seed = 1;
 }
 
@@ -140,6 +141,8 @@ bool scenario_set(struct scenario *s, const char *key, const char *value, char *
 		{"victim", 0, 1, 1, offsetof(struct scenario, victim), true},
 		{"core_gbps", 0.001, 400, 1e9, offsetof(struct scenario, core_bps), false},
 		{"spines", 1, SCENARIO_MAX_SPINES, 1, offsetof(struct scenario, spines), true},
+		{"dscp", 0, 63, 1, offsetof(struct scenario, dscp), true},
+		{"pfc_quanta", 1, 65535, 1, offsetof(struct scenario, pfc_quanta), true},
 		{"seed", 0, 1e15, 1, offsetof(struct scenario, seed), false},
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -363,9 +366,9 @@ static int node_new(struct run *w, uint32_t i)
 	return 0;
 }
 
-/* RESET -> RTS, connected to peer_qpn at `to`, with the local ACK timeout t. */
+/* RESET -> RTS, connected to peer_qpn at `to`, with the local ACK timeout t and DSCP dscp. */
 static int qp_up(struct uroce_qp *qp, const struct uroce_io_addr *to, uint32_t peer_qpn,
-		 uint32_t t)
+		 uint32_t t, uint32_t dscp)
 {
 	struct uroce_qp_attr a = {.qp_state = UROCE_QPS_INIT, .port_num = 1,
 				  .qp_access_flags = UROCE_ACCESS_REMOTE_WRITE};
@@ -380,6 +383,7 @@ static int qp_up(struct uroce_qp *qp, const struct uroce_io_addr *to, uint32_t p
 	a.ah_attr.dgid = *to;
 	a.ah_attr.port_num = 1;
 	a.ah_attr.hop_limit = 64;
+	a.ah_attr.traffic_class = (uint8_t)(dscp << 2);
 	if ((err = uroce_qp_modify(qp, &a, UROCE_QPA_STATE | UROCE_QPA_AV | UROCE_QPA_PATH_MTU |
 						   UROCE_QPA_DEST_QPN | UROCE_QPA_RQ_PSN |
 						   UROCE_QPA_MAX_DEST_RD_ATOMIC |
@@ -519,8 +523,12 @@ static int setup(struct run *w)
 	struct uroce_sim_link_cfg in = up; /* into a switch: PFC, when asked */
 	int err;
 
+	/* PFC on the flows' class only (DSCP / 8; CNPs, class 6, stay lossy, as in NVIDIA's
+	 * lossless RoCE setups) */
 	in.pfc_xoff = bl.pfc_xoff = s->pfc_xoff;
 	in.pfc_xon = bl.pfc_xon = s->pfc_xon;
+	in.pfc_classes = bl.pfc_classes = (uint8_t)(1u << (s->dscp >> 3));
+	in.pfc_quanta = bl.pfc_quanta = (uint16_t)s->pfc_quanta;
 
 	if (!(w->buf = malloc((size_t)BATCH * PKT_MAX)) ||
 	    !(w->sim = uroce_sim_new(s->seed, &scfg)))
@@ -557,9 +565,9 @@ static int setup(struct run *w)
 		qa.send_cq = qa.recv_cq = rx->cq;
 		if ((err = uroce_qp_create(rx->pd, &qa, &w->qp[i][1])) ||
 		    (err = qp_up(w->qp[i][0], &rx->addr, uroce_qp_num(w->qp[i][1]),
-				 s->ack_timeout)) ||
+				 s->ack_timeout, s->dscp)) ||
 		    (err = qp_up(w->qp[i][1], &tx->addr, uroce_qp_num(w->qp[i][0]),
-				 s->ack_timeout)))
+				 s->ack_timeout, s->dscp)))
 			return err;
 		if (!(w->src[i] = calloc(1, s->msg_bytes)) || !(w->dst[i] = calloc(1, s->msg_bytes)))
 			return UROCE_ENOMEM;

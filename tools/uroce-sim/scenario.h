@@ -45,7 +45,10 @@ struct scenario {
 	uint64_t ce_threshold;     /* step marking above this (ce_kmax 0) */
 	uint64_t ce_kmin, ce_kmax; /* RED marking (ce_kmax set) */
 	double ce_pmax;
-	uint64_t pfc_xoff, pfc_xon; /* PFC on every link into a switch (0: none) */
+	uint64_t pfc_xoff, pfc_xon; /* PFC on every link into a switch (0: none), for the flows'
+				     * traffic class */
+	uint32_t pfc_quanta;       /* a PAUSE's time, quanta of 512 bit times (0: 0xFFFF) */
+	uint32_t dscp;             /* the flows' DSCP (26); their traffic class is DSCP / 8 */
 	/* PFC's victim flow: the receiver moves behind a second switch, reached over a core
 	 * link of core_bps from the first, and one more flow goes from a sender on the first
 	 * switch to a receiver of its own on the second, through the core link but not the
@@ -66,7 +69,8 @@ struct scenario {
 void scenario_defaults(struct scenario *s);
 /* Sets one key ("topology" = "dumbbell" | "parking_lot" | "leaf_spine", "spines",
  * "senders", "cc", "link_gbps", "bottleneck_gbps", "latency_us", "queue_kb",
- * "threshold_kb", "red" = "KMIN_KB,KMAX_KB,PMAX", "pfc" = "XOFF_KB,XON_KB", "victim",
+ * "threshold_kb", "red" = "KMIN_KB,KMAX_KB,PMAX", "pfc" = "XOFF_KB,XON_KB", "pfc_quanta",
+ * "dscp", "victim",
  * "core_gbps", "duration_ms", "sample_us", "starts_ms",
  * "stops_ms" = comma lists, "msg_kb", "timeout", "seed"); false with a one-line reason in
  * why. */
