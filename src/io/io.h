@@ -53,6 +53,9 @@ struct uroce_io_pkt {
 	uint32_t flags;      /* enum uroce_io_pkt_flag set */
 	uint64_t ts_ns;      /* receive time in the backend's clock (virtual time for sim) */
 	uint8_t tos;         /* IPv4 TOS / IPv6 traffic class as received: DSCP << 2 | ECN */
+	uint8_t prio;        /* send: the 802.1p priority, 0-7 (Linux's SO_PRIORITY, which a
+			      * VLAN device maps to the tag's PCP by its egress-qos-map); 0:
+			      * the socket's. Backends without one ignore it. */
 	struct uroce_io_addr src, dst;
 };
 

@@ -30,7 +30,7 @@
 #define NIL UINT32_MAX
 #define BATCH 64                  /* messages per sendmmsg/recvmmsg call */
 #define RX_WANT_MIN 4             /* the fewest entries a recvmmsg call is set up for */
-#define CTL_LEN 192               /* control data of one message: pktinfo, TOS, TTL, drops (<= 112) */
+#define CTL_LEN 192               /* control data of one message: pktinfo, TOS, TTL, priority, drops (<= 128) */
 #define RCVBUF (4 << 20)          /* asked for; the kernel caps it at net.core.rmem_max */
 #define SNDBUF (1 << 20)          /* per send socket; capped at net.core.wmem_max */
 #define MIN_PAYLOAD (UROCE_BTH_LEN + UROCE_ICRC_LEN)
@@ -88,6 +88,7 @@ struct udp {
 	union uroce_udp_counters c;
 	uint16_t port;
 	bool solve_id, impaired;
+	int8_t prio_cmsg; /* SO_PRIORITY as a control message: 0 not probed yet, 1 taken, -1 not */
 	int epfd, tfd;
 
 	struct rx_sock *rx;
@@ -415,6 +416,7 @@ struct tx_pkt {
 	uint8_t dst[16];
 	bool group;        /* dst is a multicast group */
 	uint8_t tos, ttl;
+	uint8_t prio;      /* the 802.1p priority asked for, 0: the socket's */
 	uint16_t id;       /* IPv4: the header's Identification */
 	uint8_t *payload;
 	size_t plen;
@@ -427,8 +429,9 @@ static int tx_parse(const struct uroce_io_pkt *pkt, struct tx_pkt *t)
 	struct uroce_udp udp;
 
 	memset(t, 0, sizeof(*t));
-	if (!pkt->data || len < 1)
+	if (!pkt->data || len < 1 || pkt->prio > 7)
 		return UROCE_EINVAL;
+	t->prio = pkt->prio;
 	if (pkt->data[0] >> 4 == 4) {
 		struct uroce_ipv4 ip;
 		if (uroce_ipv4_decode(&ip, pkt->data, len) != UROCE_IPV4_HLEN ||
@@ -538,6 +541,43 @@ static uint32_t tx_port_change(struct udp *u, const struct tx_pkt *t, uint16_t w
 				     (uint16_t)(t->key.sport ^ wire));
 }
 
+/* Whether this kernel takes SO_PRIORITY as a control message of sendmsg (socket(7); newer
+ * kernels do, older ones refuse the message with EINVAL). Probed once, with an empty
+ * datagram from a socket to itself: a refusal comes before the route, so lo being down
+ * changes nothing. */
+static bool prio_cmsg_ok(struct udp *u)
+{
+	if (u->prio_cmsg)
+		return u->prio_cmsg > 0;
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t alen = sizeof(a);
+	union {
+		struct cmsghdr align;
+		uint8_t b[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct msghdr h = {.msg_name = &a, .msg_namelen = sizeof(a), .msg_control = ctl.b,
+			   .msg_controllen = sizeof(ctl.b)};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), prio = 0;
+
+	u->prio_cmsg = -1;
+	if (fd < 0)
+		return false;
+	memset(&ctl, 0, sizeof(ctl));
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&h);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SO_PRIORITY;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &prio, sizeof(int));
+	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &alen)) {
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (sendmsg(fd, &h, MSG_DONTWAIT) == 0 || errno != EINVAL)
+			u->prio_cmsg = 1;
+	}
+	close(fd);
+	return u->prio_cmsg > 0;
+}
+
 /* Message m of the batch: packet k's payload to dst:port, with its TOS/traffic class and
  * TTL/hop limit as ancillary data where they differ from the socket's (a TTL of 0 leaves the
  * socket's). Control messages cost the kernel a parse per datagram, and one QP's packets all
@@ -577,6 +617,14 @@ static void tx_fill(struct udp *u, size_t m, size_t k, const struct tx_pkt *t,
 	if (ttl && (t->ttl != ts->ttl || t->group))
 		tx_cmsg(h, (struct cmsghdr *)(u->ctl[m].b + h->msg_controllen), level,
 			t->key.ipv6 ? IPV6_HOPLIMIT : IP_TTL, &ttl, sizeof(int));
+	if (t->prio) { /* a CNP's cnp_802p_prio (docs/udp.md "Sending") */
+		int prio = t->prio;
+		if (prio_cmsg_ok(u))
+			tx_cmsg(h, (struct cmsghdr *)(u->ctl[m].b + h->msg_controllen), SOL_SOCKET,
+				SO_PRIORITY, &prio, sizeof(int));
+		else
+			u->c.send_prio_unset++;
+	}
 	unsigned ifindex = t->group && t->key.ipv6 ? src_ifindex(u, t->key.ip) : 0;
 	if (ifindex) {
 		struct in6_pktinfo pi = {.ipi6_ifindex = ifindex};
@@ -606,7 +654,7 @@ static void tx_segment(struct udp *u, size_t k, uint32_t seg, const struct tx_pk
 
 /* Whether packet t (k-th of the batch) may join message m as one more GSO segment: the
  * packets of one GSO send share the socket (checked by the caller), destination address and
- * QP, TOS, TTL and size, and the kernel takes at most GSO_SEGS of them and GSO_BYTES in all.
+ * QP, TOS, TTL, priority and size, and the kernel takes at most GSO_SEGS of them and GSO_BYTES in all.
  * `first` is the message's first packet.
  *
  * The same destination QP, because a receiver that shares its address among processes
@@ -621,7 +669,7 @@ static bool tx_gso_fits(const struct udp *u, size_t m, const struct tx_pkt *firs
 	 * multicast loopback path is left untried. */
 	return u->gso && !t->group && t->plen == first->plen && t->plen >= MIN_PAYLOAD &&
 	       u->segs[m] < GSO_SEGS && (u->segs[m] + 1) * t->plen <= GSO_BYTES &&
-	       t->tos == first->tos && t->ttl == first->ttl &&
+	       t->tos == first->tos && t->ttl == first->ttl && t->prio == first->prio &&
 	       !memcmp(t->dst, first->dst, t->key.ipv6 ? 16 : 4) &&
 	       !memcmp(t->payload + BTH_DEST_QP, first->payload + BTH_DEST_QP, 3) &&
 	       get_be24(t->payload + BTH_DEST_QP) != UROCE_QP1;

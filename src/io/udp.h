@@ -79,6 +79,7 @@ struct uroce_udp_cfg {
 	X(gso_refused, "GSO calls the kernel refused (GSO then off; their datagrams in send_errors)") \
 	X(send_sockets, "send sockets opened")                                                \
 	X(send_port_moved, "of those: bound to another port of the QPs' range, another socket held the QP's") \
+	X(send_prio_unset, "datagrams sent without the 802.1p priority asked for: the kernel takes no SO_PRIORITY control message") \
 	X(send_evictions, "send sockets closed to make room in the cache")                    \
 	X(received, "datagrams read from the receive sockets")                                \
 	X(recv_errors, "receive calls that failed with something else than EAGAIN")           \

@@ -893,6 +893,67 @@ static void test_send_refuses(void **state)
 
 /* With room for two send sockets, three source ports take turns: the least recently used
  * socket is closed each time, and every packet still leaves from its own port. */
+/* Whether this kernel takes SO_PRIORITY as a control message (newer ones do): the test's own
+ * probe, an empty datagram from a socket to itself. */
+static bool kernel_takes_prio_cmsg(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t alen = sizeof(a);
+	union {
+		struct cmsghdr align;
+		uint8_t b[CMSG_SPACE(sizeof(int))];
+	} ctl = {0};
+	struct msghdr h = {.msg_name = &a, .msg_namelen = sizeof(a), .msg_control = ctl.b,
+			   .msg_controllen = sizeof(ctl.b)};
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), prio = 3;
+	bool ok;
+
+	assert_true(fd >= 0);
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&h);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SO_PRIORITY;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &prio, sizeof(int));
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = sendmsg(fd, &h, 0) == 0;
+	close(fd);
+	return ok;
+}
+
+/* A packet's 802.1p priority (a CNP's cnp_802p_prio) goes to the kernel as SO_PRIORITY: the
+ * packets arrive, unchanged; where the kernel takes no such control message they are sent
+ * without it and counted. A priority above 7 is refused. The priority on the wire (a VLAN
+ * tag's PCP) is checked by tests/interop/test_cnp_prio.sh. */
+static void test_send_priority(void **state)
+{
+	struct uroce_io *io[2] = {open_one(&a4[0]), open_one(&a4[1])};
+	uint8_t buf[BIG];
+	struct rxbuf r;
+	(void)state;
+
+	rx_init(&r, 4, BIG);
+	for (uint8_t prio = 5; prio <= 6; prio++) {
+		struct pkt_spec s = {.src = &a4[0], .dst = &a4[1], .opcode = UROCE_OP_CNP_CNP,
+				     .psn = 0, .tos = 0xC2, .ttl = 64, .sport = sport_base};
+		size_t len = build(buf, sizeof(buf), &s);
+		struct uroce_io_pkt p = {.data = buf, .len = (uint32_t)len, .prio = prio};
+		assert_int_equal(uroce_io_send(io[0], &p, 1), 1);
+		assert_int_equal(recv_until(io[1], &r, 1), 1);
+		expect_same(&r.pkts[0], buf, len);
+		p.prio = 8;
+		assert_int_equal(uroce_io_send(io[0], &p, 1), UROCE_EINVAL);
+	}
+	const union uroce_udp_counters *c = uroce_udp_counters(io[0]);
+	assert_int_equal(c->sent, 2);
+	assert_int_equal(c->send_errors, 0);
+	assert_int_equal(c->send_prio_unset, kernel_takes_prio_cmsg() ? 0 : 2);
+	uroce_io_close(io[0]);
+	uroce_io_close(io[1]);
+	rx_free(&r);
+}
+
 static void test_send_socket_cache(void **state)
 {
 	struct uroce_io *a = NULL, *b = open_one(&a4[1]);
@@ -1455,6 +1516,7 @@ int main(void)
 		cmocka_unit_test(test_send_refuses),
 		cmocka_unit_test(test_send_socket_cache),
 		cmocka_unit_test(test_send_port_taken),
+		cmocka_unit_test(test_send_priority),
 		cmocka_unit_test(test_ip_id_solved_end_to_end),
 		cmocka_unit_test(test_ip_id_corrupted_not_accepted),
 		cmocka_unit_test(test_ip_id_random_icrcs),
