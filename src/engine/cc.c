@@ -32,7 +32,7 @@ const struct cc_ops *cc_algo(enum uroce_cc_algo algo)
 bool cc_cfg_resolve(struct uroce_cc_cfg *cfg)
 {
 	if ((unsigned)cfg->algo >= UROCE_CC_COUNT || cfg->ecn > ECT0 ||
-	    cfg->cnp_dscp > 63 || cfg->g_shift > 16)
+	    cfg->cnp_dscp > 63 || cfg->cnp_prio > 7 || cfg->g_shift > 16)
 		return false;
 	DEFAULT(ecn, ECT0);
 	DEFAULT(cnp_dscp, 48);

@@ -24,6 +24,7 @@ static const struct param {
 	P("ecn", ecn, U_COUNT, 2),
 	P("np_off", np_off, U_BOOL, 1),
 	P("cnp_dscp", cnp_dscp, U_COUNT, 63),
+	P("cnp_802p_prio", cnp_prio, U_COUNT, 7),
 	P("min_time_between_cnps", min_time_between_cnps_ns, U_TIME, 1000000000ull),
 	P("line_rate", line_rate, U_RATE, 10000000000000ull),
 	P("min_rate", min_rate, U_RATE, 10000000000000ull),

@@ -254,6 +254,8 @@ struct uroce_cc_cfg {
 				    * 2 ECT(0) or 1 ECT(1); 0: ECT(0) */
 	bool np_off;               /* true: CE-marked packets get no CNP */
 	uint8_t cnp_dscp;          /* DSCP of CNPs; 0: 48 (ConnectX); 64 and up: 0 */
+	uint8_t cnp_prio;          /* 802.1p priority of CNPs (mlx5's cnp_802p_prio), 0-7; 0:
+				    * none set (docs/congestion.md says why not mlx5's 6) */
 	uint64_t min_time_between_cnps_ns; /* one CNP per QP per this; 0: 50 us (the paper) */
 	/* DCQCN's reaction point (mlx5's names in docs/congestion.md); rates in bits/s */
 	uint64_t line_rate;        /* the starting and highest rate; 0: 25 Gb/s (the port's EDR 1X) */

@@ -44,6 +44,8 @@ void xmit(struct uroce_qp *qp, struct uroce_txbatch *tx, struct xmit_pkt *pkt, u
 	out->flags = 0;
 	out->ts_ns = now;
 	out->tos = net.tclass;
+	/* A CNP's priority is cnp_802p_prio; other packets keep the socket's. */
+	out->prio = pkt->opcode == UROCE_OP_CNP_CNP ? dev->cfg.cc.cnp_prio : 0;
 	out->src = *src;
 	out->dst = av->dgid;
 	tx->n++;

@@ -44,6 +44,7 @@ struct inj {
 	size_t len;
 	uint8_t out[INJ_MAX_OUT][UROCE_MAX_DATAGRAM];
 	struct uroce_pkt o[INJ_MAX_OUT]; /* the answers of the last inj_out */
+	uint8_t oprio[INJ_MAX_OUT];       /* ... and the 802.1p priority each asked for */
 	int nout;
 };
 
@@ -177,6 +178,7 @@ static inline int inj_out_n(struct inj *t, int max)
 	for (int i = 0; i < max; i++) {
 		io[i].data = t->out[i];
 		io[i].cap = UROCE_MAX_DATAGRAM;
+		io[i].prio = 0xFF; /* the engine sets it */
 	}
 	t->nout = (int)uroce_dev_write(t->dev, &tx, t->now);
 	uroce_dev_publish(t->dev); /* what was written is taken: on the line */
@@ -184,6 +186,7 @@ static inline int inj_out_n(struct inj *t, int max)
 		assert_int_equal(uroce_pkt_dissect(&t->o[i], UROCE_LINK_IP, t->out[i], io[i].len), 0);
 		assert_int_equal(uroce_pkt_icrc_check(&t->o[i], NULL), UROCE_CRC_OK);
 		assert_int_equal(t->o[i].bth.destqp, INJ_PEER_QPN);
+		t->oprio[i] = io[i].prio;
 	}
 	return t->nout;
 }

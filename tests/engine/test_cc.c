@@ -99,6 +99,27 @@ static void test_np_cnp(void **state)
 	}
 }
 
+/* A CNP asks for the 802.1p priority cnp_802p_prio (none by default); the ACK beside it, for
+ * none: the backend gives it to the kernel (docs/udp.md "Sending"). */
+static void test_cnp_priority(void **state)
+{
+	(void)state;
+	for (uint8_t prio = 0; prio <= 7; prio += 5) {
+		struct inj *t = inj_new(&(struct inj_opts){.cc = {.cnp_prio = prio}});
+		struct h_buf b = inj_buf(t, 256, 1);
+		h_post_recv(t->qp, 0, &b, 0, 256);
+		t->now = 1000000;
+		send_marked(t, 0, 0x03, 0xFFFF);
+		const struct uroce_pkt *c = cnp_out(t);
+		assert_non_null(c);
+		assert_int_equal(t->nout, 2); /* the CNP and the ACK */
+		for (int i = 0; i < t->nout; i++)
+			assert_int_equal(t->oprio[i], &t->o[i] == c ? prio : 0);
+		h_buf_free(&b);
+		inj_free(t);
+	}
+}
+
 /* A UD QP answers the datagram's source QP (its DETH); np_off sends nothing. */
 static void test_np_ud_and_off(void **state)
 {
@@ -405,7 +426,7 @@ static void test_incast(void **state)
 static void test_cfg_checked(void **state)
 {
 	const struct uroce_cc_cfg bad[] = {
-		{.algo = UROCE_CC_COUNT}, {.ecn = 3}, {.cnp_dscp = 64}, {.g_shift = 17},
+		{.algo = UROCE_CC_COUNT}, {.ecn = 3}, {.cnp_dscp = 64}, {.cnp_prio = 8}, {.g_shift = 17},
 		{.line_rate = 1000, .min_rate = 2000},
 	};
 	(void)state;
@@ -425,7 +446,7 @@ static void test_parse(void **state)
 	(void)state;
 
 	assert_int_equal(uroce_cc_parse(" dcqcn , line_rate=10g,min_rate=5M, time_reset=55us,"
-					"byte_reset=10m,alpha_period=1ms,np_off=1,cnp_dscp=26,,g_shift=4,"
+					"byte_reset=10m,alpha_period=1ms,np_off=1,cnp_dscp=26,,g_shift=4,cnp_802p_prio=6,"
 					"min_time_between_cnps=4000",
 					&c, msg, sizeof(msg)),
 			 0);
@@ -433,11 +454,12 @@ static void test_parse(void **state)
 	assert_true(c.line_rate == 10000000000ull && c.min_rate == 5000000);
 	assert_true(c.time_reset_ns == 55000 && c.alpha_period_ns == 1000000);
 	assert_true(c.byte_reset == 10000000 && c.np_off && c.cnp_dscp == 26 && c.g_shift == 4);
+	assert_int_equal(c.cnp_prio, 6);
 	assert_true(c.min_time_between_cnps_ns == 4000);
 	assert_int_equal(uroce_cc_parse("none", &c, msg, sizeof(msg)), 0);
 	assert_int_equal(c.algo, UROCE_CC_NONE);
 	static const char *const bad[] = {"timely", "line_rate=10x", "time_reset=5g",
-					  "cnp_dscp=64", "wat=1", "line_rate=", "g_shift=-1"};
+					  "cnp_dscp=64", "cnp_802p_prio=8", "wat=1", "line_rate=", "g_shift=-1"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		c.algo = UROCE_CC_DCQCN;
 		assert_int_equal(uroce_cc_parse(bad[i], &c, msg, sizeof(msg)), UROCE_EINVAL);
@@ -454,7 +476,7 @@ int main(void)
 		cmocka_unit_test(test_pacer),        cmocka_unit_test(test_cnp_checks),
 		cmocka_unit_test(test_cfg_checked),  cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_bottleneck),   cmocka_unit_test(test_rate_limit),
-		cmocka_unit_test(test_incast),
+		cmocka_unit_test(test_incast),       cmocka_unit_test(test_cnp_priority),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
