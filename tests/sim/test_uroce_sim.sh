@@ -6,7 +6,8 @@
 # loss-tolerant scenario DCQCN resends at least 4 times less than no congestion control; PFC
 # keeps the incast lossless and its queue within the senders' XOFF; PFC's victim flow loses its
 # throughput without congestion control and has it under DCQCN; the parking lot and the
-# leaf-spine fabric with ECMP carry what their flows send, DCQCN keeping the queues short; bad keys,
+# leaf-spine fabric with ECMP carry what their flows send, DCQCN keeping the queues short;
+# flows of a size complete, and their times are written; convergence after each event; bad keys,
 # values and file lines are named, with exit 2; --plot draws a PNG with gnuplot (skipped, and
 # said so, without gnuplot).
 set -u
@@ -35,13 +36,14 @@ import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 head = rows[0]
 assert head[:3] == ["time_us", "queue_bytes", "cnps"], head
-assert head[3:] == [f"flow{i}_gbps" for i in range(1, 5)] + [f"flow{i}_cc_gbps" for i in range(1, 5)], head
+assert head[3:] == [f"flow{i}_gbps" for i in range(1, 5)] + [f"flow{i}_cc_gbps" for i in range(1, 5)] + ["pfc_pauses"], head
 assert len(rows) == 1 + 20, len(rows)                       # 10 ms / 500 us
 assert float(rows[-1][0]) == 10000.0
 cnps = [int(r[2]) for r in rows[1:]]
 assert cnps == sorted(cnps) and cnps[-1] > 0                 # a running count
 for r in rows[1:]:
-    assert all(0 <= float(x) <= 25.5 for x in r[3:]), r      # Gb/s, at most the line rate
+    assert all(0 <= float(x) <= 25.5 for x in r[3:11]), r    # Gb/s, at most the line rate
+    assert r[11] == "0"                                      # no PFC, no pause
 PY
 
 # a sender told to stop posts nothing more: once its posted WRITEs (16 x 64 KB) have left,
@@ -55,6 +57,38 @@ late = [r for r in rows if float(r["time_us"]) > 8000]
 assert late and all(float(r["flow1_gbps"]) == 0 for r in late)
 assert all(float(r["flow2_gbps"]) > 4 for r in late)        # the other takes the link
 PY
+
+# Flows of a given size: each completes, no sooner than its bytes take at its link's rate, the
+# last no sooner than all the bytes take at the bottleneck's; --fct writes what is printed
+"$sim" senders=4 sizes_kb=1000,2000,4000,8000 duration_ms=30 --fct "$tmp/fct.csv" --quiet \
+	>"$tmp/fct.out" 2>&1 || fail "sizes: exit $?"
+python3 - "$tmp/fct.out" "$tmp/fct.csv" <<'PY' && pass "flow completion times" ||
+import csv, re, sys
+out = open(sys.argv[1]).read()
+printed = [(int(k), float(us)) for k, us in re.findall(r"flow (\d+): \d+ KB completed in ([0-9.]+) us", out)]
+rows = list(csv.DictReader(open(sys.argv[2])))
+print(f"  completion times (us): {[us for _, us in printed]}")
+assert len(printed) == 4 and len(rows) == 4
+sizes = [1000000, 2000000, 4000000, 8000000]
+for (k, us), row, size in zip(printed, rows, sizes):
+    assert int(row["flow"]) == k and int(row["size_bytes"]) == size and float(row["fct_us"]) == us
+    assert us * 1e3 >= size * 8 / 25               # its link: 25 Gb/s
+assert max(us for _, us in printed) * 1e3 >= sum(sizes) * 8 / 10   # the bottleneck: 10 Gb/s
+PY
+	{ fail "flow completion times"; cat "$tmp/fct.out"; }
+
+# Convergence after each event of the staggered scenario (flows start 15 ms apart, two stop):
+# under DCQCN the flows converge after every one, within 15 ms
+"$sim" "$scen/staggered.conf" --quiet >"$tmp/stag.out" 2>&1 || fail "staggered: exit $?"
+python3 - "$tmp/stag.out" <<'PY' && pass "convergence" ||
+import re, sys
+line = [l for l in open(sys.argv[1]) if l.startswith("convergence")][0]
+got = re.findall(r"after ([0-9.]+) ms: ([0-9.]+ ms|never)", line)
+print(f"  {line.strip()}")
+assert [float(t) for t, _ in got] == [0, 15, 30, 45, 80, 90], got
+assert all(c != "never" and 2 <= float(c.split()[0]) <= 15 for _, c in got), got
+PY
+	{ fail "convergence"; cat "$tmp/stag.out"; }
 
 # loss-tolerant mode: a shallow buffer drops; DCQCN keeps the link busy and resends far less
 for cc in none dcqcn; do
@@ -188,6 +222,7 @@ check_err "victim: a number from 0 to 1" victim=2
 check_err "topology: dumbbell, parking_lot or leaf_spine" topology=ring
 check_err "victim=1 is a dumbbell's" topology=leaf_spine victim=1
 check_err "a parking lot needs 2 senders" topology=parking_lot senders=1
+check_err "sizes_kb: a comma list of sizes in KB" sizes_kb=1,x
 printf 'senders = 2\nthis line is wrong\n' >"$tmp/bad.conf"
 check_err "bad.conf:2: not key = value" "$tmp/bad.conf"
 check_err "unknown option" --nope

@@ -14,7 +14,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: uroce-sim [SCENARIO_FILE] [key=value ...] [--csv FILE] [--plot FILE.png] "
-	      "[--quiet]\n"
+	      "[--fct FILE] [--quiet]\n"
 	      "N flows on uroce's engines in a simulated fabric, on virtual time (same input, same\n"
 	      "output). Topologies: N:1 incast through a switch whose port to the receiver is the\n"
 	      "bottleneck (dumbbell); N flows over a chain of N switches, the first crossing every\n"
@@ -46,6 +46,8 @@ static void usage(FILE *f)
 	      "  starts_ms=A,B,...   when each sender starts (0)\n"
 	      "  stops_ms=A,B,...    when each sender stops posting (0: at the end); its posted\n"
 	      "                      WRITEs (16 x msg_kb) still leave\n"
+	      "  sizes_kb=A,B,...    each sender's flow size, then it is done (0: no end); its\n"
+	      "                      completion time is printed (and --fct writes them as CSV)\n"
 	      "The figures are over the second half of the run; the fairness index counts the\n"
 	      "senders that ran all of it; queue, utilisation, marks and drops are the congested\n"
 	      "links' (the bottleneck; the parking lot's chain; the senders' leaf's uplinks).\n",
@@ -74,11 +76,30 @@ static int plot(const char *csv, const char *png, const struct scenario *s)
 	return pclose(g);
 }
 
+/* The flows' completion times as CSV: flow, size, start, completion time (empty: not done). */
+static int write_fct(const char *path, const struct scenario *s, const struct scenario_result *r)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "flow,size_bytes,start_us,fct_us\n");
+	for (uint32_t i = 0; i < s->senders; i++) {
+		if (!s->size_bytes[i])
+			continue;
+		fprintf(f, "%u,%" PRIu64 ",%.1f,", i + 1, s->size_bytes[i], (double)s->start_ns[i] / 1e3);
+		if (r->fct_ns[i])
+			fprintf(f, "%.1f", (double)r->fct_ns[i] / 1e3);
+		fputc('\n', f);
+	}
+	return fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	struct scenario s;
 	struct scenario_result r;
-	const char *csv_path = NULL, *png = NULL;
+	const char *csv_path = NULL, *png = NULL, *fct_path = NULL;
 	bool quiet = false;
 	char why[512];
 
@@ -92,6 +113,8 @@ int main(int argc, char **argv)
 			csv_path = argv[++i];
 		} else if (!strcmp(a, "--plot") && i + 1 < argc) {
 			png = argv[++i];
+		} else if (!strcmp(a, "--fct") && i + 1 < argc) {
+			fct_path = argv[++i];
 		} else if (!strcmp(a, "--quiet")) {
 			quiet = true;
 		} else if (a[0] == '-') {
@@ -186,6 +209,31 @@ int main(int argc, char **argv)
 	if (s.pfc_xoff)
 		printf("PFC: %" PRIu64 " PAUSEs, links into the switches paused %.3f ms in all\n",
 		       r.pauses, (double)r.paused_ns / 1e6);
+	for (uint32_t i = 0; i < s.senders; i++) {
+		if (!s.size_bytes[i])
+			continue;
+		if (r.fct_ns[i])
+			printf("flow %u: %" PRIu64 " KB completed in %.1f us\n", i + 1,
+			       s.size_bytes[i] / 1000, (double)r.fct_ns[i] / 1e3);
+		else
+			printf("flow %u: %" PRIu64 " KB not completed by the end\n", i + 1,
+			       s.size_bytes[i] / 1000);
+	}
+	if (r.nevents) {
+		printf("convergence (2 ms windows: Jain >= 0.95, the flows' sum within 10 %% of the link):");
+		for (uint32_t k = 0; k < r.nevents; k++) {
+			printf("%s after %.3g ms: ", k ? ";" : "", (double)r.event_ns[k] / 1e6);
+			if (r.converged_ns[k] < 0)
+				printf("never");
+			else
+				printf("%.2f ms", (double)r.converged_ns[k] / 1e6);
+		}
+		putchar('\n');
+	}
+	if (fct_path && write_fct(fct_path, &s, &r)) {
+		perror(fct_path);
+		return 1;
+	}
 	if (png && plot(csv_path, png, &s)) {
 		fprintf(stderr, "uroce-sim: gnuplot failed to draw %s\n", png);
 		return 1;

@@ -13,6 +13,12 @@
 #define WINDOW_WRS 16    /* WRITEs a running sender keeps posted: more than the RC window
 			  * (128 packets), little enough that a sender that stops drains soon */
 #define REFILL_NS 20000  /* how often the senders' queues are topped up */
+/* Converged: over the last CONV_WINDOW_NS, the running flows' Jain's index at least
+ * CONV_JAIN and their sum within CONV_TOL of the bottleneck (neither idle nor overrunning it).
+ * Measured: per-millisecond shares under DCQCN swing by 30 %, two milliseconds smooth it. */
+#define CONV_WINDOW_NS 2000000
+#define CONV_JAIN 0.95
+#define CONV_TOL 0.10
 #define RING_PKTS 8192
 #define PKT_MAX (UROCE_MAX_DATAGRAM)
 
@@ -49,8 +55,8 @@ static bool num(const char *v, double lo, double hi, double *out)
 	return !errno && end != v && !*end && *out >= lo && *out <= hi;
 }
 
-/* A comma list of milliseconds into ns[]; false when malformed or longer than max. */
-static bool ms_list(const char *v, uint64_t *ns, uint32_t max)
+/* A comma list of numbers times unit into out[]; false when malformed or longer than max. */
+static bool num_list(const char *v, double unit, uint64_t *out, uint32_t max)
 {
 	char buf[1024];
 	uint32_t n = 0;
@@ -59,10 +65,10 @@ static bool ms_list(const char *v, uint64_t *ns, uint32_t max)
 		return false;
 	strcpy(buf, v);
 	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		double ms;
-		if (n == max || !num(t, 0, 1e6, &ms))
+		double x;
+		if (n == max || !num(t, 0, 1e9, &x))
 			return false;
-		ns[n++] = (uint64_t)(ms * 1e6);
+		out[n++] = (uint64_t)(x * unit);
 	}
 	return n > 0;
 }
@@ -116,8 +122,15 @@ bool scenario_set(struct scenario *s, const char *key, const char *value, char *
 	}
 	if (!strcmp(key, "starts_ms") || !strcmp(key, "stops_ms")) {
 		uint64_t *list = !strcmp(key, "starts_ms") ? s->start_ns : s->stop_ns;
-		if (!ms_list(value, list, SCENARIO_MAX_FLOWS)) {
+		if (!num_list(value, 1e6, list, SCENARIO_MAX_FLOWS)) {
 			snprintf(why, whylen, "%s: a comma list of times in ms, one per sender", key);
+			return false;
+		}
+		return true;
+	}
+	if (!strcmp(key, "sizes_kb")) {
+		if (!num_list(value, 1e3, s->size_bytes, SCENARIO_MAX_FLOWS)) {
+			snprintf(why, whylen, "sizes_kb: a comma list of sizes in KB, one per sender");
 			return false;
 		}
 		return true;
@@ -266,6 +279,15 @@ struct run {
 	struct uroce_mr *src_mr[SCENARIO_MAX_FLOWS + 1], *dst_mr[SCENARIO_MAX_FLOWS + 1];
 	uint8_t *src[SCENARIO_MAX_FLOWS + 1], *dst[SCENARIO_MAX_FLOWS + 1];
 	uint32_t outstanding[SCENARIO_MAX_FLOWS + 1];
+	uint64_t posted[SCENARIO_MAX_FLOWS + 1]; /* bytes of the WRITEs posted */
+	/* per event (scenario_result): the end of the last sample that strayed, and whether
+	 * the event's latest sample did */
+	uint64_t ev_last_bad[2 * SCENARIO_MAX_FLOWS + 1];
+	bool ev_bad_last[2 * SCENARIO_MAX_FLOWS + 1];
+	/* each sender's bytes sent at the last win_n sample ends (a ring), for the averages
+	 * over CONV_WINDOW_NS */
+	uint64_t *win;
+	uint32_t win_n, win_at;
 	struct uroce_io_pkt pkts[BATCH];
 	uint8_t *buf;
 	uint64_t peak, half;
@@ -600,7 +622,115 @@ static uint64_t sent_bytes(const struct run *w, uint32_t f)
 
 static bool running(const struct scenario *s, uint32_t i, uint64_t t)
 {
-	return t >= s->start_ns[i] && (!s->stop_ns[i] || t < s->stop_ns[i]);
+	return i < SCENARIO_MAX_FLOWS && t >= s->start_ns[i] && (!s->stop_ns[i] || t < s->stop_ns[i]);
+}
+
+/* Whether flow i has posted all it has to send (a flow with a size). */
+static bool posted_all(const struct run *w, uint32_t i)
+{
+	return i < SCENARIO_MAX_FLOWS && w->s->size_bytes[i] && w->posted[i] >= w->s->size_bytes[i];
+}
+
+/* ---- the time series and convergence ---- */
+
+/* One CSV row at t: the fullest congested queue, the CNPs so far, each flow's throughput
+ * over the sample and its congestion control's rate, the PFC pauses so far, and each
+ * congested link's queue when there are several. */
+static void row_write(const struct run *w, FILE *csv, uint64_t t, const double *gbps)
+{
+	const union uroce_sim_counters *c;
+	uint64_t pauses = 0;
+
+	fprintf(csv, "%.1f,%" PRIu64 ",%" PRIu64, (double)t / 1e3, watched_queue(w), cnps_sent(w));
+	for (uint32_t i = 0; i < w->nflows; i++)
+		fprintf(csv, ",%.4f", gbps[i]);
+	for (uint32_t i = 0; i < w->nflows; i++) {
+		uint64_t rate = uroce_qp_cc_rate(w->qp[i][0]);
+		if (rate == UINT64_MAX)
+			fputc(',', csv);
+		else
+			fprintf(csv, ",%.4f", (double)rate / 1e9);
+	}
+	for (int l = 0; (c = uroce_sim_link_counters(w->sim, l)); l++)
+		pauses += c->pfc_pauses;
+	fprintf(csv, ",%" PRIu64, pauses);
+	for (uint32_t k = 0; w->nwatch > 1 && k < w->nwatch; k++)
+		fprintf(csv, ",%" PRIu64, uroce_sim_link_queue_bytes(w->sim, w->watch[k]));
+	fputc('\n', csv);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The events whose convergence is measured (scenario_result): on a dumbbell without the
+ * victim, t = 0 and each time a sender starts or stops within the run. */
+static void events_find(struct run *w)
+{
+	const struct scenario *s = w->s;
+	struct scenario_result *r = w->r;
+	uint64_t *ev = r->event_ns;
+	uint32_t n = 0;
+
+	if (s->topology != SCENARIO_DUMBBELL || s->victim || CONV_WINDOW_NS % s->sample_ns)
+		return;
+	w->win_n = (uint32_t)(CONV_WINDOW_NS / s->sample_ns) + 1; /* window's two ends */
+	if (!(w->win = calloc((size_t)w->win_n * w->n, sizeof(*w->win))))
+		return;
+	ev[n++] = 0;
+	for (uint32_t i = 0; i < w->n; i++) {
+		if (s->start_ns[i] && s->start_ns[i] < s->duration_ns)
+			ev[n++] = s->start_ns[i];
+		if (s->stop_ns[i] && s->stop_ns[i] < s->duration_ns)
+			ev[n++] = s->stop_ns[i];
+	}
+	qsort(ev, n, sizeof(*ev), cmp_u64);
+	r->nevents = 0;
+	for (uint32_t k = 0; k < n; k++)
+		if (!r->nevents || ev[k] != ev[r->nevents - 1])
+			ev[r->nevents++] = ev[k];
+}
+
+/* At the end `to` of a sample: whether the running flows' throughputs over the last
+ * CONV_WINDOW_NS were not yet converged (CONV_JAIN, CONV_TOL), for the event that window
+ * follows. A window across an event belongs to no event. */
+static void events_track(struct run *w, uint64_t to)
+{
+	const struct scenario_result *r = w->r;
+	uint64_t from = to >= CONV_WINDOW_NS ? to - CONV_WINDOW_NS : 0, *now, *then;
+	uint32_t k = 0, running_n = 0;
+	bool bad = false;
+
+	if (!r->nevents)
+		return;
+	now = w->win + (size_t)(w->win_at % w->win_n) * w->n;
+	for (uint32_t i = 0; i < w->n; i++)
+		now[i] = sent_bytes(w, i);
+	w->win_at++;
+	if (w->win_at <= w->win_n) /* not a whole window yet */
+		return;
+	then = w->win + (size_t)(w->win_at % w->win_n) * w->n; /* win_n samples ago */
+	while (k + 1 < r->nevents && r->event_ns[k + 1] <= from)
+		k++;
+	if (from < r->event_ns[k] || (k + 1 < r->nevents && r->event_ns[k + 1] < to))
+		return;
+	double sum = 0, sq = 0, link = (double)w->s->bottleneck_bps / 1e9;
+	for (uint32_t i = 0; i < w->n; i++) {
+		double gbps = (double)(now[i] - then[i]) * 8 / (double)(to - from);
+		if (!running(w->s, i, from) || posted_all(w, i))
+			continue;
+		running_n++;
+		sum += gbps;
+		sq += gbps * gbps;
+	}
+	if (running_n)
+		bad = sum * sum < CONV_JAIN * running_n * sq || sum < link * (1 - CONV_TOL) ||
+		      sum > link * (1 + CONV_TOL);
+	if (bad)
+		w->ev_last_bad[k] = to;
+	w->ev_bad_last[k] = bad;
 }
 
 /* Completions counted; running senders topped up to WINDOW_WRS posted WRITEs. */
@@ -612,15 +742,21 @@ static void refill(struct run *w, uint64_t t)
 	for (uint32_t i = 0; i < w->nflows; i++) {
 		while ((got = uroce_cq_poll(w->node[w->src_node[i]].cq, wc, 64)) > 0)
 			for (int k = 0; k < got; k++) {
+				uint32_t f = (uint32_t)wc[k].wr_id;
 				w->r->completions++;
 				w->r->errors += wc[k].status != UROCE_WC_SUCCESS;
-				w->outstanding[wc[k].wr_id]--;
+				if (!--w->outstanding[f] && posted_all(w, f) && !w->r->fct_ns[f])
+					w->r->fct_ns[f] = t - w->s->start_ns[f];
 			}
 		if (!running(w->s, i, t))
 			continue;
-		while (w->outstanding[i] < WINDOW_WRS) {
+		while (w->outstanding[i] < WINDOW_WRS && !posted_all(w, i)) {
+			uint64_t len = w->s->msg_bytes;
+			if (i < SCENARIO_MAX_FLOWS && w->s->size_bytes[i] &&
+			    w->s->size_bytes[i] - w->posted[i] < len)
+				len = w->s->size_bytes[i] - w->posted[i];
 			struct uroce_sge sge = {.addr = (uint64_t)(uintptr_t)w->src[i],
-						.length = w->s->msg_bytes,
+						.length = (uint32_t)len,
 						.lkey = uroce_mr_lkey(w->src_mr[i])};
 			struct uroce_send_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1,
 						   .opcode = UROCE_WR_RDMA_WRITE,
@@ -631,6 +767,7 @@ static void refill(struct run *w, uint64_t t)
 			if (uroce_post_send(w->qp[i][0], &wr, &bad))
 				break;
 			w->outstanding[i]++;
+			w->posted[i] += len;
 		}
 	}
 }
@@ -645,6 +782,7 @@ static void teardown(struct run *w)
 	}
 	uroce_sim_free(w->sim);
 	free(w->buf);
+	free(w->win);
 }
 
 int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scenario_result *r)
@@ -697,8 +835,12 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 			if (w->nflows > w->n)
 				fprintf(csv, ",victim_%sgbps", cc ? "cc_" : "");
 		}
+		fprintf(csv, ",pfc_pauses");
+		for (uint32_t k = 0; w->nwatch > 1 && k < w->nwatch; k++)
+			fprintf(csv, ",link%u_queue_bytes", k + 1);
 		fputc('\n', csv);
 	}
+	events_find(w);
 	unsigned shown = 0;
 	uint64_t row_start = 0;
 	for (uint64_t t = 0; t < s->duration_ns;) {
@@ -721,23 +863,15 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 		t = next;
 		if (t < row_end && t < s->duration_ns)
 			continue;
-		if (csv) {
-			fprintf(csv, "%.1f,%" PRIu64 ",%" PRIu64, (double)t / 1e3,
-				watched_queue(w), cnps_sent(w));
-			for (uint32_t i = 0; i < w->nflows; i++) {
-				uint64_t b = sent_bytes(w, i);
-				fprintf(csv, ",%.4f", (double)(b - prev[i]) * 8 / (double)(t - row_start));
-				prev[i] = b;
-			}
-			for (uint32_t i = 0; i < w->nflows; i++) {
-				uint64_t rate = uroce_qp_cc_rate(w->qp[i][0]);
-				if (rate == UINT64_MAX)
-					fputc(',', csv);
-				else
-					fprintf(csv, ",%.4f", (double)rate / 1e9);
-			}
-			fputc('\n', csv);
+		double gbps[SCENARIO_MAX_FLOWS + 1];
+		for (uint32_t i = 0; i < w->nflows; i++) {
+			uint64_t b = sent_bytes(w, i);
+			gbps[i] = (double)(b - prev[i]) * 8 / (double)(t - row_start);
+			prev[i] = b;
 		}
+		events_track(w, t);
+		if (csv)
+			row_write(w, csv, t, gbps);
 		row_start = t;
 		if (progress && t * 10 / s->duration_ns > shown) {
 			shown = (unsigned)(t * 10 / s->duration_ns);
@@ -746,6 +880,11 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 		}
 	}
 	refill(w, s->duration_ns);
+	/* no window strayed: converged within the first, the window's length */
+	for (uint32_t k = 0; k < r->nevents; k++)
+		r->converged_ns[k] = w->ev_bad_last[k]	  ? -1
+				     : w->ev_last_bad[k] ? (int64_t)(w->ev_last_bad[k] - r->event_ns[k])
+							 : CONV_WINDOW_NS;
 
 	/* The second half: every sender that ran all of it counts in the fairness index. */
 	double sum = 0, sq = 0, secs = (double)(s->duration_ns - w->half) / 1e9;

@@ -58,6 +58,8 @@ struct scenario {
 	uint64_t duration_ns;
 	uint64_t sample_ns;        /* the time series' step */
 	uint64_t start_ns[SCENARIO_MAX_FLOWS], stop_ns[SCENARIO_MAX_FLOWS]; /* stop 0: the end */
+	uint64_t size_bytes[SCENARIO_MAX_FLOWS]; /* a flow of this many bytes, then done (0: no
+						  * end); its completion time is measured */
 	uint32_t msg_bytes;        /* each WRITE; a sender keeps 256 posted while it runs */
 	uint32_t ack_timeout;      /* the QPs' local ACK timeout: 4.096 us x 2^t (14: 67 ms) */
 	uint64_t seed;
@@ -72,7 +74,7 @@ void scenario_defaults(struct scenario *s);
  * "threshold_kb", "red" = "KMIN_KB,KMAX_KB,PMAX", "pfc" = "XOFF_KB,XON_KB", "pfc_quanta",
  * "dscp", "victim",
  * "core_gbps", "duration_ms", "sample_us", "starts_ms",
- * "stops_ms" = comma lists, "msg_kb", "timeout", "seed"); false with a one-line reason in
+ * "stops_ms", "sizes_kb" = comma lists, "msg_kb", "timeout", "seed"); false with a one-line reason in
  * why. */
 bool scenario_set(struct scenario *s, const char *key, const char *value, char *why,
 		  size_t whylen);
@@ -97,6 +99,17 @@ struct scenario_result {
 				     * how long in all */
 	double gbps[SCENARIO_MAX_FLOWS]; /* each sender's average over the 2nd half */
 	double victim_gbps;              /* the victim flow's, when there is one */
+	/* A flow of size_bytes: when its last WRITE completed, from its start, ns (0: not
+	 * done by the end; the CQs are read every 20 us, the resolution). */
+	uint64_t fct_ns[SCENARIO_MAX_FLOWS];
+	/* Dumbbell without the victim: each event (t = 0, and each time a flow starts or
+	 * stops), and how long after it the running flows stayed converged to the next event:
+	 * over every 2 ms window that follows it, their Jain's index at least 0.95 and their
+	 * sum within 10 % of the bottleneck. The end of the last window that was not; 2 ms
+	 * when the first already was; -1: never by the next event. */
+	uint64_t event_ns[2 * SCENARIO_MAX_FLOWS + 1];
+	int64_t converged_ns[2 * SCENARIO_MAX_FLOWS + 1];
+	uint32_t nevents;
 };
 
 /* Runs the scenario; with csv, writes the time series there (time_us, queue_bytes, cnps,
