@@ -203,6 +203,19 @@ assert pd * 4 <= pn
 PY
 	{ fail "leaf-spine"; cat "$tmp/ls.none" "$tmp/ls.dcqcn"; }
 
+# Every scenario from one command (tools/uroce-sim/run-all.sh), shortened: a row per scenario
+# and congestion control, each run's summary and time series written
+bash "$UROCE_SOURCE/tools/uroce-sim/run-all.sh" "$(dirname "$sim")/../.." "$tmp/all" duration_ms=2 \
+	>"$tmp/all.out" 2>&1 || fail "run-all.sh: exit $?"
+rows=$(awk 'NR > 1 && ($2 == "dcqcn" || $2 == "none") && $3 ~ /^[0-9.]+$/' "$tmp/all.out" | wc -l)
+want=$((2 * ($(ls "$scen"/*.conf | wc -l) + 4)))
+if [ "$rows" = "$want" ] && [ "$(ls "$tmp/all"/*.csv | wc -l)" = "$want" ]; then
+	pass "run-all.sh: $rows runs"
+else
+	fail "run-all.sh: $rows rows of $want"
+	cat "$tmp/all.out"
+fi
+
 # errors: named, exit 2
 check_err() { # EXPECT ARGS...
 	local want=$1
