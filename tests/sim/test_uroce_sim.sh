@@ -7,7 +7,8 @@
 # keeps the incast lossless and its queue within the senders' XOFF; PFC's victim flow loses its
 # throughput without congestion control and has it under DCQCN; the parking lot and the
 # leaf-spine fabric with ECMP carry what their flows send, DCQCN keeping the queues short;
-# flows of a size complete, and their times are written; convergence after each event; bad keys,
+# flows of a size complete, and their times are written; convergence after each event; the
+# incast's mean queue agrees with the DCQCN paper's fluid model; bad keys,
 # values and file lines are named, with exit 2; --plot draws a PNG with gnuplot (skipped, and
 # said so, without gnuplot).
 set -u
@@ -202,6 +203,26 @@ for flows, ups in ((fn, un), (fd, ud)):
 assert pd * 4 <= pn
 PY
 	{ fail "leaf-spine"; cat "$tmp/ls.none" "$tmp/ls.dcqcn"; }
+
+# Against the DCQCN paper's fluid model (tools/uroce-sim/fluid_model.py): the incast's mean
+# queue over the second half on the real engine is within 0.75 to 1.5 times the model's, at
+# N = 2 and 8, and grows with N as the model's does (measured: 22.6 against 22.8 KB, 47.1
+# against 35.5 KB)
+python3 "$UROCE_SOURCE/tools/uroce-sim/fluid_model.py" 2 8 >"$tmp/model.out" 2>&1 ||
+	fail "fluid model: exit $?"
+for n in 2 8; do
+	"$sim" senders=$n --quiet >"$tmp/model.$n" 2>&1 || fail "incast $n: exit $?"
+done
+python3 - "$tmp/model.out" "$tmp/model.2" "$tmp/model.8" <<'PY' && pass "the paper's fluid model" ||
+import re, sys
+model = [float(x) for x in re.findall(r"queue mean ([0-9.]+) B", open(sys.argv[1]).read())]
+ours = [float(re.search(r"mean ([0-9.]+) B", open(p).read()).group(1)) for p in sys.argv[2:4]]
+print(f"  mean queue, N = 2 and 8: the model {model}, uroce {ours}")
+assert len(model) == 2
+assert all(0.75 <= o / m <= 1.5 for o, m in zip(ours, model))
+assert model[1] > model[0] and ours[1] > ours[0]
+PY
+	{ fail "the paper's fluid model"; cat "$tmp/model.out"; }
 
 # Every scenario from one command (tools/uroce-sim/run-all.sh), shortened: a row per scenario
 # and congestion control, each run's summary and time series written

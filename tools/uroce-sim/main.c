@@ -201,8 +201,8 @@ int main(int argc, char **argv)
 			       s.topology == SCENARIO_PARKING_LOT ? "link" : "uplink to spine", k + 1,
 			       r.link_gbps[k]);
 	printf("  Jain's index %.4f, utilisation %.3f, queue peak %" PRIu64 " B (whole run %" PRIu64
-	       " B)\n",
-	       r.jain, r.utilisation, r.queue_peak, r.queue_peak_all);
+	       " B), mean %.0f B\n",
+	       r.jain, r.utilisation, r.queue_peak, r.queue_peak_all, r.queue_mean);
 	printf("whole run: %" PRIu64 " CNPs, %" PRIu64 " CE marks, %" PRIu64 " dropped, %" PRIu64
 	       " resent, %" PRIu64 " completions (%" PRIu64 " errors)\n",
 	       r.cnps, r.ce_marks, r.drops, r.resent, r.completions, r.errors);

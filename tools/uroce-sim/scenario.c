@@ -790,6 +790,8 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 	struct run *w = calloc(1, sizeof(*w));
 	uint64_t prev[SCENARIO_MAX_FLOWS + 1] = {0}, half_bytes[SCENARIO_MAX_FLOWS + 1] = {0};
 	uint64_t watch_half[MAX_WATCH] = {0};
+	double q_sum = 0;
+	uint64_t q_n = 0;
 	int err;
 
 	if (!w)
@@ -861,6 +863,10 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 		}
 		run_until(w, next);
 		t = next;
+		if (t > w->half) { /* the queue's mean: sampled every REFILL_NS at most */
+			q_sum += (double)watched_queue(w);
+			q_n++;
+		}
 		if (t < row_end && t < s->duration_ns)
 			continue;
 		double gbps[SCENARIO_MAX_FLOWS + 1];
@@ -917,6 +923,7 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 			r->queue_peak_all = c->queue_peak_bytes;
 	}
 	r->nlinks = w->nwatch;
+	r->queue_mean = q_n ? q_sum / (double)q_n : 0;
 	r->utilisation = used * 1e9 / ((double)w->nwatch * (double)w->watch_bps);
 	/* PFC: every link into a switch */
 	const union uroce_sim_counters *c;

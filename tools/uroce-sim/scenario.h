@@ -92,6 +92,8 @@ struct scenario_result {
 	 * and marks are theirs. */
 	double utilisation;
 	uint64_t queue_peak, queue_peak_all;
+	double queue_mean; /* the fullest congested queue's mean over the 2nd half, sampled
+			    * every 20 us */
 	double link_gbps[SCENARIO_MAX_FLOWS]; /* each one's throughput over the 2nd half */
 	uint32_t nlinks;
 	uint64_t drops, cnps, ce_marks, resent, completions, errors;
