@@ -290,7 +290,7 @@ struct run {
 	uint32_t win_n, win_at;
 	struct uroce_io_pkt pkts[BATCH];
 	uint8_t *buf;
-	uint64_t peak, half;
+	uint64_t half;                    /* the second half's start */
 	struct scenario_result *r;
 };
 
@@ -532,6 +532,7 @@ static int topology_build(struct run *w, struct uroce_sim_link_cfg sw_link,
 static int setup(struct run *w)
 {
 	const struct scenario *s = w->s;
+	/* buffers for a full congested queue (several, beyond the dumbbell) and the windows */
 	uint64_t pool = s->queue_bytes / 4096 * (s->topology == SCENARIO_DUMBBELL ? 1 : 4) +
 			512ull * s->senders + 4096;
 	struct uroce_sim_cfg scfg = {.pool_pkts = pool > 1000000 ? 1000000 : (uint32_t)pool,
