@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bind.h"
 #include "common/error.h"
 #include "wire/build.h"
 #include "wire/bytes.h"
@@ -712,21 +713,8 @@ static int page_open(struct uroce_share_group *g, const struct uroce_io_addr *ad
 static int bind_below_qp_ports(int fd, struct sockaddr_in6 *sa, socklen_t len)
 {
 	const uint32_t lo = 0x8000, n = UROCE_QP_SPORT_MIN - lo;
-	struct sockaddr_in *sa4 = (struct sockaddr_in *)(void *)sa;
-	uint32_t start = (uint32_t)(random64() % n);
 
-	for (uint32_t i = 0; i < n; i++) {
-		uint16_t port = htons((uint16_t)(lo + (start + i) % n));
-		if (sa->sin6_family == AF_INET6)
-			sa->sin6_port = port;
-		else
-			sa4->sin_port = port;
-		if (!bind(fd, (struct sockaddr *)sa, len))
-			return 0;
-		if (errno != EADDRINUSE)
-			return -1;
-	}
-	return -1;
+	return uroce_bind_in_range(fd, sa, len, lo, n, (uint32_t)(random64() % n)) < 0 ? -1 : 0;
 }
 
 /* The group's forwarding socket (struct uroce_share_group). */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bind.h"
 #include "common/error.h"
 #include "wire/build.h"
 #include "wire/bytes.h"
@@ -287,20 +288,16 @@ static bool tx_key_eq(const struct tx_key *a, const struct tx_key *b)
 /* Binds fd to (ip, a free port of the QPs' range), the one after k->sport first. */
 static int tx_bind_other(int fd, const struct tx_key *k, uint16_t *wire_sport)
 {
-	const uint32_t n = 0x10000u - UROCE_QP_SPORT_MIN;
 	struct sockaddr_in6 sa;
+	socklen_t salen = make_sockaddr(&sa, k->ipv6, k->ip, 0);
+	int port = uroce_bind_in_range(fd, &sa, salen, UROCE_QP_SPORT_MIN,
+				       0x10000u - UROCE_QP_SPORT_MIN,
+				       (uint32_t)(k->sport - UROCE_QP_SPORT_MIN + 1));
 
-	for (uint32_t i = 1; i < n; i++) {
-		uint16_t port = (uint16_t)(UROCE_QP_SPORT_MIN + (k->sport - UROCE_QP_SPORT_MIN + i) % n);
-		socklen_t salen = make_sockaddr(&sa, k->ipv6, k->ip, port);
-		if (!bind(fd, (struct sockaddr *)&sa, salen)) {
-			*wire_sport = port;
-			return 0;
-		}
-		if (errno != EADDRINUSE)
-			return -1;
-	}
-	return -1;
+	if (port < 0)
+		return -1;
+	*wire_sport = (uint16_t)port;
+	return 0;
 }
 
 /* A socket that sends from (ip, sport) with DF set. It never reads: a filter that keeps no
