@@ -32,6 +32,7 @@
 #include "common/error.h"
 #include "io/share.h"
 #include "io/udp.h"
+#include "wire/build.h"
 #include "wire/bytes.h"
 
 #define MEMBERS 4
@@ -448,10 +449,37 @@ static void test_cm_steering(void **state)
 	reap(&b);
 }
 
+/* A member's forwarding socket binds a port below the QPs' range (0x8000 to 0xBFFF): the
+ * kernel's ephemeral choice could take one of the process's own QPs' source ports. Twenty
+ * groups' ports, all in the range. */
+static void test_fwd_port(void **state)
+{
+	struct uroce_share *sh;
+	(void)state;
+
+	assert_int_equal(uroce_share_open(dir, &sh), 0);
+	for (int k = 0; k < 20; k++) {
+		struct uroce_share_group *g;
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+		struct sockaddr_in fa;
+		socklen_t falen = sizeof(fa);
+		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		assert_true(fd >= 0);
+		memcpy(&sa.sin_addr, addr.ip, 4);
+		assert_int_equal(uroce_share_join(sh, fd, (struct sockaddr *)&sa, sizeof(sa), &addr,
+						  port, &g), 0);
+		assert_int_equal(getsockname(uroce_share_fwd_fd(g), (struct sockaddr *)&fa, &falen), 0);
+		assert_true(ntohs(fa.sin_port) >= 0x8000 && ntohs(fa.sin_port) < UROCE_QP_SPORT_MIN);
+		uroce_share_leave(g);
+	}
+	uroce_share_close(sh);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slots),
+		cmocka_unit_test(test_fwd_port),
 		cmocka_unit_test(test_steering),
 		cmocka_unit_test(test_leave_under_traffic),
 		cmocka_unit_test(test_cm_steering),
