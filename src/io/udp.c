@@ -422,46 +422,25 @@ struct tx_pkt {
 /* Parses the IP and UDP headers; UROCE_EINVAL when the datagram is not one send() takes. */
 static int tx_parse(const struct uroce_io_pkt *pkt, struct tx_pkt *t)
 {
-	size_t len = pkt->len, hlen;
-	struct uroce_udp udp;
+	struct uroce_udp_datagram d;
 
 	memset(t, 0, sizeof(*t));
-	if (!pkt->data || len < 1 || pkt->prio > 7)
+	if (!pkt->data || pkt->prio > 7 || uroce_udp_datagram_decode(&d, pkt->data, pkt->len) ||
+	    d.len != pkt->len)
 		return UROCE_EINVAL;
 	t->prio = pkt->prio;
-	if (pkt->data[0] >> 4 == 4) {
-		struct uroce_ipv4 ip;
-		if (uroce_ipv4_decode(&ip, pkt->data, len) != UROCE_IPV4_HLEN ||
-		    ip.proto != UROCE_IPPROTO_UDP || ip.total_len != len || ip.flags & 1 ||
-		    ip.frag_off)
-			return UROCE_EINVAL;
-		memcpy(t->key.ip, ip.src, 4);
-		memcpy(t->dst, ip.dst, 4);
-		t->tos = ip.tos;
-		t->ttl = ip.ttl;
-		t->id = ip.id;
-		hlen = UROCE_IPV4_HLEN;
-	} else {
-		struct uroce_ipv6 ip;
-		if (uroce_ipv6_decode(&ip, pkt->data, len) != UROCE_IPV6_HLEN ||
-		    ip.nxthdr != UROCE_IPPROTO_UDP || (size_t)ip.payload_len + UROCE_IPV6_HLEN != len)
-			return UROCE_EINVAL;
-		t->key.ipv6 = true;
-		memcpy(t->key.ip, ip.src, 16);
-		memcpy(t->dst, ip.dst, 16);
-		t->tos = ip.tclass;
-		t->ttl = ip.hoplimit;
-		hlen = UROCE_IPV6_HLEN;
-	}
-	if (uroce_udp_decode(&udp, pkt->data + hlen, len - hlen) < 0 ||
-	    udp.len != len - hlen)
-		return UROCE_EINVAL;
-	t->key.sport = udp.sport;
-	struct uroce_io_addr dst = {.ipv6 = t->key.ipv6};
-	memcpy(dst.ip, t->dst, 16);
+	t->key.ipv6 = d.ipv6;
+	memcpy(t->key.ip, d.src, 16);
+	memcpy(t->dst, d.dst, 16);
+	t->tos = d.tclass;
+	t->ttl = d.ttl;
+	t->id = d.id;
+	t->key.sport = d.sport;
+	struct uroce_io_addr dst = {.ipv6 = d.ipv6};
+	memcpy(dst.ip, d.dst, 16);
 	t->group = uroce_io_addr_is_multicast(&dst);
-	t->payload = pkt->data + hlen + UROCE_UDP_HLEN;
-	t->plen = len - hlen - UROCE_UDP_HLEN;
+	t->payload = pkt->data + d.hlen;
+	t->plen = pkt->len - d.hlen;
 	return 0;
 }
 

@@ -354,34 +354,16 @@ static void kick(struct xdp *x)
 	}
 }
 
-/* The destination of an IP datagram send() takes; UROCE_EINVAL when it is not one. */
-static int datagram_dst(const struct uroce_io_pkt *pkt, struct uroce_io_addr *dst)
+/* The headers of an IP datagram send() takes, and its destination; UROCE_EINVAL when it is
+ * not one. */
+static int datagram_parse(const struct uroce_io_pkt *pkt, struct uroce_udp_datagram *d,
+			  struct uroce_io_addr *dst)
 {
-	const uint8_t *p = pkt->data;
-	size_t len = pkt->len, hlen;
-	struct uroce_udp udp;
-
-	if (!p || len < 1)
+	if (!pkt->data || uroce_udp_datagram_decode(d, pkt->data, pkt->len) || d->len != pkt->len)
 		return UROCE_EINVAL;
 	memset(dst, 0, sizeof(*dst));
-	if (p[0] >> 4 == 4) {
-		struct uroce_ipv4 ip;
-		if (uroce_ipv4_decode(&ip, p, len) != UROCE_IPV4_HLEN ||
-		    ip.proto != UROCE_IPPROTO_UDP || ip.total_len != len)
-			return UROCE_EINVAL;
-		memcpy(dst->ip, ip.dst, 4);
-		hlen = UROCE_IPV4_HLEN;
-	} else {
-		struct uroce_ipv6 ip;
-		if (uroce_ipv6_decode(&ip, p, len) != UROCE_IPV6_HLEN ||
-		    ip.nxthdr != UROCE_IPPROTO_UDP || (size_t)ip.payload_len + UROCE_IPV6_HLEN != len)
-			return UROCE_EINVAL;
-		dst->ipv6 = true;
-		memcpy(dst->ip, ip.dst, 16);
-		hlen = UROCE_IPV6_HLEN;
-	}
-	if (uroce_udp_decode(&udp, p + hlen, len - hlen) < 0 || udp.len != len - hlen)
-		return UROCE_EINVAL;
+	dst->ipv6 = d->ipv6;
+	memcpy(dst->ip, d->dst, 16);
 	return 0;
 }
 
@@ -409,23 +391,14 @@ static uint32_t group_index(const struct xdp *x, const struct uroce_io_addr *dst
 /* A datagram to a group the handle joined comes back to it through the hold queue, due now,
  * as the kernel's IP_MULTICAST_LOOP hands a socket's own group datagrams back: the frame
  * itself leaves on the wire past the kernel's stack, which never loops it. */
-static void loop_back(struct xdp *x, const struct uroce_io_pkt *p, const struct uroce_io_addr *dst,
+static void loop_back(struct xdp *x, const struct uroce_io_pkt *p,
+		      const struct uroce_udp_datagram *d, const struct uroce_io_addr *dst,
 		      uint64_t now)
 {
-	struct uroce_io_pkt c = {.data = p->data, .len = p->len, .dst = *dst};
+	struct uroce_io_pkt c = {.data = p->data, .len = p->len, .tos = d->tclass, .dst = *dst};
 
-	c.src.ipv6 = dst->ipv6;
-	if (dst->ipv6) {
-		struct uroce_ipv6 h;
-		(void)uroce_ipv6_decode(&h, p->data, p->len); /* datagram_dst read it */
-		c.tos = h.tclass;
-		memcpy(c.src.ip, h.src, 16);
-	} else {
-		struct uroce_ipv4 h;
-		(void)uroce_ipv4_decode(&h, p->data, p->len);
-		c.tos = h.tos;
-		memcpy(c.src.ip, h.src, 4);
-	}
+	c.src.ipv6 = d->ipv6;
+	memcpy(c.src.ip, d->src, 16);
 	if (uroce_impair_hold_push(&x->hold, &c, now))
 		x->c.looped++;
 	else
@@ -445,18 +418,19 @@ static int xdp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t
 	queued = neigh_release(x, now); /* held packets first: they were sent earlier */
 	for (i = 0; i < n; i++) {
 		const struct uroce_io_pkt *p = &pkts[i];
+		struct uroce_udp_datagram d;
 		struct uroce_io_addr dst;
 		struct neigh *e;
 		uint32_t idx;
 
-		if (datagram_dst(p, &dst) < 0)
+		if (datagram_parse(p, &d, &dst) < 0)
 			break;
 		if (p->len + ETH_HLEN > x->max_frame) {
 			x->c.send_too_big++;
 			continue;
 		}
 		if (group_index(x, &dst) < x->ngroups)
-			loop_back(x, p, &dst, now);
+			loop_back(x, p, &d, &dst, now);
 		e = neigh_get(x, &dst, now);
 		if (!e->known || e->nheld) { /* behind the held ones, never before them */
 			if (e->known || e->err == UROCE_EAGAIN)
@@ -488,50 +462,26 @@ static int xdp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t
 bool uroce_xdp_frame_decode(const uint8_t *f, size_t flen, struct uroce_io_pkt *p)
 {
 	const uint8_t *ip = f + ETH_HLEN;
-	size_t iplen, hlen;
-	struct uroce_udp udp;
+	struct uroce_udp_datagram d;
+	uint16_t type;
 
 	if (flen < ETH_HLEN)
 		return false;
+	type = get_be16(f + 12);
+	/* what follows the IP datagram in the frame is Ethernet padding */
+	if ((type != ETHERTYPE_IPV4 && type != ETHERTYPE_IPV6) ||
+	    uroce_udp_datagram_decode(&d, ip, flen - ETH_HLEN) ||
+	    d.ipv6 != (type == ETHERTYPE_IPV6) || !d.csum_ok || d.dport != ROCEV2_PORT)
+		return false;
 	memset(&p->src, 0, sizeof(p->src));
 	memset(&p->dst, 0, sizeof(p->dst));
-	switch (get_be16(f + 12)) {
-	case ETHERTYPE_IPV4: {
-		struct uroce_ipv4 h;
-		if (uroce_ipv4_decode(&h, ip, flen - ETH_HLEN) != UROCE_IPV4_HLEN ||
-		    h.proto != UROCE_IPPROTO_UDP || h.flags & 1 || h.frag_off ||
-		    h.total_len > flen - ETH_HLEN || uroce_ipv4_checksum(ip, UROCE_IPV4_HLEN))
-			return false;
-		iplen = h.total_len; /* what follows is Ethernet padding */
-		hlen = UROCE_IPV4_HLEN;
-		p->tos = h.tos;
-		memcpy(p->src.ip, h.src, 4);
-		memcpy(p->dst.ip, h.dst, 4);
-		break;
-	}
-	case ETHERTYPE_IPV6: {
-		struct uroce_ipv6 h;
-		if (uroce_ipv6_decode(&h, ip, flen - ETH_HLEN) != UROCE_IPV6_HLEN ||
-		    h.nxthdr != UROCE_IPPROTO_UDP ||
-		    (size_t)h.payload_len + UROCE_IPV6_HLEN > flen - ETH_HLEN)
-			return false;
-		iplen = (size_t)h.payload_len + UROCE_IPV6_HLEN;
-		hlen = UROCE_IPV6_HLEN;
-		p->tos = h.tclass;
-		p->src.ipv6 = p->dst.ipv6 = true;
-		memcpy(p->src.ip, h.src, 16);
-		memcpy(p->dst.ip, h.dst, 16);
-		break;
-	}
-	default:
-		return false;
-	}
-	if (iplen < hlen || uroce_udp_decode(&udp, ip + hlen, iplen - hlen) < 0 ||
-	    udp.len != iplen - hlen || udp.dport != ROCEV2_PORT)
-		return false;
+	p->src.ipv6 = p->dst.ipv6 = d.ipv6;
+	memcpy(p->src.ip, d.src, 16);
+	memcpy(p->dst.ip, d.dst, 16);
+	p->tos = d.tclass;
 	p->flags = 0;
-	p->len = (uint32_t)iplen;
-	if (iplen > p->cap) {
+	p->len = (uint32_t)d.len;
+	if (d.len > p->cap) {
 		p->len = p->cap;
 		p->flags = UROCE_IO_PKT_TRUNC;
 	}

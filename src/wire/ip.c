@@ -134,3 +134,47 @@ ssize_t uroce_udp_encode(const struct uroce_udp *in, uint8_t *p, size_t len)
 	put_be16(p + 6, in->csum);
 	return UROCE_UDP_HLEN;
 }
+
+int uroce_udp_datagram_decode(struct uroce_udp_datagram *d, const uint8_t *p, size_t len)
+{
+	struct uroce_udp udp;
+
+	memset(d, 0, sizeof(*d));
+	if (!len)
+		return UROCE_EINVAL;
+	if (p[0] >> 4 == 4) {
+		struct uroce_ipv4 ip;
+		if (uroce_ipv4_decode(&ip, p, len) != UROCE_IPV4_HLEN ||
+		    ip.proto != UROCE_IPPROTO_UDP || ip.flags & 1 || ip.frag_off ||
+		    ip.total_len > len)
+			return UROCE_EINVAL;
+		memcpy(d->src, ip.src, 4);
+		memcpy(d->dst, ip.dst, 4);
+		d->tclass = ip.tos;
+		d->ttl = ip.ttl;
+		d->id = ip.id;
+		d->csum_ok = !uroce_ipv4_checksum(p, UROCE_IPV4_HLEN);
+		d->len = ip.total_len;
+		d->hlen = UROCE_IPV4_HLEN;
+	} else {
+		struct uroce_ipv6 ip;
+		if (uroce_ipv6_decode(&ip, p, len) != UROCE_IPV6_HLEN ||
+		    ip.nxthdr != UROCE_IPPROTO_UDP || (size_t)ip.payload_len + UROCE_IPV6_HLEN > len)
+			return UROCE_EINVAL;
+		d->ipv6 = true;
+		memcpy(d->src, ip.src, 16);
+		memcpy(d->dst, ip.dst, 16);
+		d->tclass = ip.tclass;
+		d->ttl = ip.hoplimit;
+		d->csum_ok = true;
+		d->len = (size_t)ip.payload_len + UROCE_IPV6_HLEN;
+		d->hlen = UROCE_IPV6_HLEN;
+	}
+	if (d->len < d->hlen || uroce_udp_decode(&udp, p + d->hlen, d->len - d->hlen) < 0 ||
+	    udp.len != d->len - d->hlen)
+		return UROCE_EINVAL;
+	d->sport = udp.sport;
+	d->dport = udp.dport;
+	d->hlen += UROCE_UDP_HLEN;
+	return 0;
+}

@@ -62,4 +62,23 @@ ssize_t uroce_ipv6_encode(const struct uroce_ipv6 *in, uint8_t *p, size_t len);
 ssize_t uroce_udp_decode(struct uroce_udp *out, const uint8_t *p, size_t len);
 ssize_t uroce_udp_encode(const struct uroce_udp *in, uint8_t *p, size_t len);
 
+/* An IP datagram carrying UDP, the form in which RoCEv2 packets cross the io boundary
+ * (io.h): its IP and UDP headers, parsed and checked once for every backend. */
+struct uroce_udp_datagram {
+	bool ipv6;
+	uint8_t src[16], dst[16]; /* IPv4: the first 4 bytes, the rest zero */
+	uint8_t tclass;           /* IPv4 TOS / IPv6 traffic class: DSCP << 2 | ECN */
+	uint8_t ttl;              /* TTL / hop limit */
+	uint16_t id;              /* IPv4 Identification; 0 over IPv6 */
+	bool csum_ok;             /* the IPv4 header checksum verifies; true over IPv6 */
+	uint16_t sport, dport;
+	size_t hlen;              /* IP and UDP headers: where the UDP payload starts */
+	size_t len;               /* the datagram's length by its IP header */
+};
+/* Parses p[0..len) as an IPv4 datagram with a 20-byte header that is not a fragment, or an
+ * IPv6 one without extension headers, carrying UDP, whose IP length fits in len (bytes
+ * past it, an Ethernet frame's padding, are not the datagram's) and whose UDP length is the
+ * rest. Returns 0, or UROCE_EINVAL for anything else. */
+int uroce_udp_datagram_decode(struct uroce_udp_datagram *d, const uint8_t *p, size_t len);
+
 #endif

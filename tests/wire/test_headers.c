@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "wire/build.h"
+#include "wire/bytes.h"
 #include "wire/eth.h"
 #include "wire/ib.h"
 #include "wire/ip.h"
@@ -278,6 +280,79 @@ static void test_errors(void **state)
 	assert_true(UROCE_ETRUNC < 0 && UROCE_EFORMAT < 0);
 }
 
+/* uroce_udp_datagram_decode: RoCEv2 datagrams over IPv4 and IPv6 with every field, Ethernet
+ * padding after them, and what the io boundary refuses. */
+static void test_udp_datagram(void **state)
+{
+	struct uroce_bth bth = {.opcode = UROCE_OP_RC_SEND_ONLY, .pkey = 0xFFFF, .destqp = 5};
+	struct uroce_ext ext = {0};
+	struct uroce_udp_datagram d;
+	uint8_t b[128], payload[20] = {1, 2, 3};
+	(void)state;
+
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct uroce_rocev2_net net = {.ipv6 = v6, .tclass = 0x6A, .hop_limit = 33,
+					       .sport = 0xC123};
+		for (int i = 0; i < 16; i++) {
+			net.src[i] = (uint8_t)(0x10 + i);
+			net.dst[i] = (uint8_t)(0x80 + i);
+		}
+		memset(b, 0xEE, sizeof(b));
+		ssize_t n = uroce_rocev2_build(b, sizeof(b), NULL, &net, &bth, &ext, payload,
+					       sizeof(payload));
+		size_t ip = v6 ? UROCE_IPV6_HLEN : UROCE_IPV4_HLEN;
+		assert_true(n > 0);
+		for (size_t len = (size_t)n; len <= (size_t)n + 10; len += 10) { /* padding after */
+			assert_int_equal(uroce_udp_datagram_decode(&d, b, len), 0);
+			assert_int_equal(d.ipv6, v6);
+			assert_memory_equal(d.src, net.src, v6 ? 16 : 4);
+			assert_memory_equal(d.dst, net.dst, v6 ? 16 : 4);
+			assert_int_equal(d.tclass, 0x6A);
+			assert_int_equal(d.ttl, 33);
+			assert_int_equal(d.sport, 0xC123);
+			assert_int_equal(d.dport, 4791);
+			assert_true(d.csum_ok);
+			assert_int_equal(d.hlen, ip + UROCE_UDP_HLEN);
+			assert_int_equal(d.len, (size_t)n);
+		}
+		for (size_t cut = 0; cut < (size_t)n; cut++) /* every truncation */
+			assert_int_equal(uroce_udp_datagram_decode(&d, b, cut), UROCE_EINVAL);
+		uint8_t c[sizeof(b)];
+		memcpy(c, b, sizeof(b));
+		c[v6 ? 6 : 9] = 6; /* TCP */
+		assert_int_equal(uroce_udp_datagram_decode(&d, c, (size_t)n), UROCE_EINVAL);
+		memcpy(c, b, sizeof(b));
+		put_be16(c + ip + 4, (uint16_t)(n - (ssize_t)ip - 1)); /* UDP length one short */
+		assert_int_equal(uroce_udp_datagram_decode(&d, c, (size_t)n), UROCE_EINVAL);
+		if (v6) {
+			memcpy(c, b, sizeof(b));
+			c[6] = 0; /* a hop-by-hop header first */
+			assert_int_equal(uroce_udp_datagram_decode(&d, c, (size_t)n), UROCE_EINVAL);
+			continue;
+		}
+		static const struct {
+			size_t off;
+			uint8_t val;
+		} bad4[] = {{6, 0x60}, /* DF and MF: a fragment */
+			    {7, 0x01}, /* a fragment offset */
+			    {0, 0x46}, /* options */
+			    {0, 0x55}}; /* not version 4 */
+		for (size_t k = 0; k < sizeof(bad4) / sizeof(bad4[0]); k++) {
+			memcpy(c, b, sizeof(b));
+			c[bad4[k].off] = bad4[k].val;
+			assert_int_equal(uroce_udp_datagram_decode(&d, c, (size_t)n), UROCE_EINVAL);
+		}
+		memcpy(c, b, sizeof(b));
+		c[10] ^= 1; /* the header checksum: parsed, flagged */
+		assert_int_equal(uroce_udp_datagram_decode(&d, c, (size_t)n), 0);
+		assert_false(d.csum_ok);
+		memcpy(c, b, sizeof(b));
+		c[8] = 1; /* TTL: the checksum no longer verifies, the rest stands */
+		assert_int_equal(uroce_udp_datagram_decode(&d, c, (size_t)n), 0);
+		assert_int_equal(d.ttl, 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_eth),          cmocka_unit_test(test_ext_all_opcodes),
 		cmocka_unit_test(test_field_layout), cmocka_unit_test(test_aeth),
 		cmocka_unit_test(test_errors),       cmocka_unit_test(test_eth_multicast_mac),
+		cmocka_unit_test(test_udp_datagram),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
