@@ -175,6 +175,29 @@ ic_cmd()
 	IC_CMD+=("$@")
 }
 
+# ic_capture_ns NS IFACE FILE NAME [DUMPCAP_ARGS...]: dumpcap on IFACE in namespace NS into
+# FILE, in the background (its PID in IC_CAPTURE_PID and IC_PIDS, its messages in
+# $IC_TMP/NAME.dumpcap), once it captures (at most 10 s).
+ic_capture_ns()
+{
+	local ns=$1 ifc=$2 file=$3 name=$4
+	shift 4
+	ip netns exec "$ns" dumpcap -q -i "$ifc" "$@" -w "$file" 2>"$IC_TMP/$name.dumpcap" &
+	IC_CAPTURE_PID=$!
+	IC_PIDS+=($IC_CAPTURE_PID)
+	for _ in $(seq 100); do
+		grep -qs "Capturing on" "$IC_TMP/$name.dumpcap" && break
+		sleep 0.1
+	done
+}
+
+# ic_counter FILE NAME: the counter NAME in the UROCE_STATS=1 report in FILE (its first
+# counters block is the device's), 0 when absent.
+ic_counter()
+{
+	awk -v k="$2" '$1 == k { print $2; found = 1; exit } END { if (!found) print 0 }' "$1"
+}
+
 # True while process $1 runs (a child that exited but was not waited for is a zombie, which
 # kill -0 would still report).
 ic_alive()

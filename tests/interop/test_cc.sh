@@ -14,9 +14,6 @@ ic_need perftest ib_write_bw
 s=127.0.18.1
 c=127.0.18.2
 n=400
-# counter FILE NAME: the device's counter NAME in the UROCE_STATS=1 report in FILE (its first
-# counters block is the device's)
-counter() { awk -v k="$2" '$1 == k { print $2; found = 1; exit } END { if (!found) print 0 }' "$1"; }
 
 run() # NAME PORT UROCE_CC
 {
@@ -26,11 +23,11 @@ run() # NAME PORT UROCE_CC
 
 if run dcqcn 19190 dcqcn; then
 	srv=$IC_TMP/dcqcn.server cli=$IC_TMP/dcqcn.client
-	marked=$(counter "$srv" udp_impair_ce_marked) sent=$(counter "$srv" np_cnp_sent)
-	handled=$(counter "$cli" rp_cnp_handled)
+	marked=$(ic_counter "$srv" udp_impair_ce_marked) sent=$(ic_counter "$srv" np_cnp_sent)
+	handled=$(ic_counter "$cli" rp_cnp_handled)
 	echo "dcqcn: the receiver marked $marked packets CE and sent $sent CNPs; the writer handled $handled"
 	if [ "$marked" -gt 0 ] && [ "$sent" -gt 0 ] && [ "$handled" -gt 0 ] &&
-		[ "$(counter "$srv" np_ecn_marked_roce_packets)" -ge "$sent" ]; then
+		[ "$(ic_counter "$srv" np_ecn_marked_roce_packets)" -ge "$sent" ]; then
 		ic_pass dcqcn.cnps "$sent CNPs sent, $handled handled"
 	else
 		ic_fail dcqcn.cnps "marked $marked, CNPs sent $sent, handled $handled"
@@ -40,8 +37,8 @@ if run dcqcn 19190 dcqcn; then
 fi
 if run none 19191 none; then
 	srv=$IC_TMP/none.server cli=$IC_TMP/none.client
-	if [ "$(counter "$srv" udp_impair_ce_marked)" = 0 ] && [ "$(counter "$srv" np_cnp_sent)" = 0 ] &&
-		[ "$(counter "$cli" rp_cnp_handled)" = 0 ]; then
+	if [ "$(ic_counter "$srv" udp_impair_ce_marked)" = 0 ] && [ "$(ic_counter "$srv" np_cnp_sent)" = 0 ] &&
+		[ "$(ic_counter "$cli" rp_cnp_handled)" = 0 ]; then
 		ic_pass none.no_marks "nothing ECN-capable, nothing marked, no CNP"
 	else
 		ic_fail none.no_marks "marks or CNPs without congestion control"

@@ -87,8 +87,6 @@ if ! tcw qdisc add dev pr root tbf rate ${RATE_MBIT}mbit burst 16kb limit $LIMIT
 fi
 ic_pass bottleneck "tbf ${RATE_MBIT} Mbit/s, $LIMIT bytes; CE marks on a virtual queue at 95 %; senders: $DCQCN"
 
-# counter FILE NAME: the device's counter NAME in the UROCE_STATS=1 report in FILE
-counter() { awk -v k="$2" '$1 == k { print $2; found = 1; exit } END { if (!found) print 0 }' "$1"; }
 # the tbf's drops so far
 tbf_dropped() { tcw -s qdisc show dev pr | awk '/^qdisc tbf/ { t = 1 } t && /dropped/ { gsub(/[(),]/, ""); for (i = 1; i <= NF; i++) if ($i == "dropped") { print $(i + 1); exit } }'; }
 # the tbf's backlog in bytes, sampled every 50 ms into $1 until killed
@@ -121,15 +119,9 @@ run() # NAME CC
 	sample_backlog "$IC_TMP/$name.backlog" &
 	local sampler=$!
 	IC_PIDS+=($sampler)
-	ip netns exec "$ns_w" dumpcap -q -i pr -c 3000 \
-		-f "udp port 4791 and (udp[8] = 0x81 or ip[1] & 3 = 3)" -w "$cap" \
-		2>"$IC_TMP/$name.dumpcap" &
-	local dc=$!
-	IC_PIDS+=($dc)
-	for _ in $(seq 100); do
-		grep -qs "Capturing on" "$IC_TMP/$name.dumpcap" && break
-		sleep 0.1
-	done
+	ic_capture_ns "$ns_w" pr "$cap" "$name" -c 3000 \
+		-f "udp port 4791 and (udp[8] = 0x81 or ip[1] & 3 = 3)"
+	local dc=$IC_CAPTURE_PID
 	for i in 1 2; do
 		wbw "$ns_r" 10.79.0.$((i + 2)) "$IC_TMP/$name.server$i" none -p $((19400 + i)) &
 		spids+=($!)
@@ -161,14 +153,14 @@ run() # NAME CC
 	n=$(wc -l <"$IC_TMP/$name.backlog")
 	half=$(tail -n $((n / 2)) "$IC_TMP/$name.backlog" | sort -n | tail -1)
 	mean=$(tail -n $((n / 2)) "$IC_TMP/$name.backlog" | awk '{ s += $1 } END { print NR ? int(s / NR) : 0 }')
-	marks=$(($(counter "$IC_TMP/$name.server1" np_ecn_marked_roce_packets) +
-		$(counter "$IC_TMP/$name.server2" np_ecn_marked_roce_packets)))
-	cnps=$(($(counter "$IC_TMP/$name.server1" np_cnp_sent) +
-		$(counter "$IC_TMP/$name.server2" np_cnp_sent)))
-	handled=$(($(counter "$IC_TMP/$name.client1" rp_cnp_handled) +
-		$(counter "$IC_TMP/$name.client2" rp_cnp_handled)))
-	resent=$(($(counter "$IC_TMP/$name.client1" retransmitted_pkts) +
-		$(counter "$IC_TMP/$name.client2" retransmitted_pkts)))
+	marks=$(($(ic_counter "$IC_TMP/$name.server1" np_ecn_marked_roce_packets) +
+		$(ic_counter "$IC_TMP/$name.server2" np_ecn_marked_roce_packets)))
+	cnps=$(($(ic_counter "$IC_TMP/$name.server1" np_cnp_sent) +
+		$(ic_counter "$IC_TMP/$name.server2" np_cnp_sent)))
+	handled=$(($(ic_counter "$IC_TMP/$name.client1" rp_cnp_handled) +
+		$(ic_counter "$IC_TMP/$name.client2" rp_cnp_handled)))
+	resent=$(($(ic_counter "$IC_TMP/$name.client1" retransmitted_pkts) +
+		$(ic_counter "$IC_TMP/$name.client2" retransmitted_pkts)))
 	R[$name.b1]=$b1 R[$name.b2]=$b2 R[$name.drops]=$drops R[$name.peak]=${peak:-0} R[$name.half]=${half:-0} R[$name.mean]=${mean:-0}
 	R[$name.marks]=$marks R[$name.cnps]=$cnps R[$name.handled]=$handled R[$name.resent]=$resent
 	R[$name.jain]=$(awk -v a="$b1" -v b="$b2" 'BEGIN { s = a + b; q = a * a + b * b;

@@ -54,19 +54,12 @@ wbw() # NS IP OUT CC ARGS...
 		ib_write_bw -d uroce0 -x 0 -n 300 -s 65536 "$@"
 	ip netns exec "$ns" "${IC_CMD[@]}" >"$out" 2>&1 </dev/null
 }
-counter() { awk -v k="$2" '$1 == k { print $2; found = 1; exit } END { if (!found) print 0 }' "$1"; }
 
 run() # NAME CC PORT WANT_PCP
 {
 	local name=$1 cc=$2 port=$3 want=$4 cap=$IC_TMP/$1.pcap rc=0
-	ip netns exec "$ns_b" dumpcap -q -i v0 -f "vlan and udp port 4791" -w "$cap" \
-		2>"$IC_TMP/$name.dumpcap" &
-	local dc=$!
-	IC_PIDS+=($dc)
-	for _ in $(seq 100); do
-		grep -qs "Capturing on" "$IC_TMP/$name.dumpcap" && break
-		sleep 0.1
-	done
+	ic_capture_ns "$ns_b" v0 "$cap" "$name" -f "vlan and udp port 4791"
+	local dc=$IC_CAPTURE_PID
 	wbw "$ns_b" 10.81.0.2 "$IC_TMP/$name.server" "$cc" -p "$port" &
 	local srv=$!
 	for _ in $(seq 300); do
@@ -91,9 +84,9 @@ run() # NAME CC PORT WANT_PCP
 	cnps=$(awk -v w="$want" '$3 == 129 { n += $1; if ($2 != w) bad = 1 } END { print bad ? -1 : n + 0 }' "$IC_TMP/$name.pcp")
 	others=$(awk '$3 != 129 { n += $1; if ($2 != 0) bad = 1 } END { print bad ? -1 : n + 0 }' "$IC_TMP/$name.pcp")
 	bad=$(tshark -r "$cap" -Y "_ws.malformed" 2>/dev/null | wc -l)
-	sent=$(counter "$IC_TMP/$name.server" np_cnp_sent)
+	sent=$(ic_counter "$IC_TMP/$name.server" np_cnp_sent)
 	if [ "$cnps" -gt 0 ] && [ "$others" -gt 0 ] && [ "$bad" = 0 ] &&
-		[ "$(counter "$IC_TMP/$name.server" udp_send_prio_unset)" = 0 ] &&
+		[ "$(ic_counter "$IC_TMP/$name.server" udp_send_prio_unset)" = 0 ] &&
 		python3 "$IC_HERE/icrc_check.py" "$cap" >"$IC_TMP/$name.icrc" 2>&1; then
 		ic_pass "$name" "$cnps CNPs with PCP $want (the WRITEs' receiver sent $sent), $others other frames with PCP 0, none malformed, every ICRC verifies"
 	else
