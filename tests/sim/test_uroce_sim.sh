@@ -19,6 +19,15 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+# both NAME ARGS...: uroce-sim ARGS without congestion control and under DCQCN, the summaries
+# in $tmp/NAME.none and $tmp/NAME.dcqcn
+both() {
+	local name=$1 cc
+	shift
+	for cc in none dcqcn; do
+		"$sim" "$@" cc=$cc --quiet >"$tmp/$name.$cc" 2>&1 || fail "$name $cc: exit $?"
+	done
+}
 
 # the incast file, shortened
 args=("$scen/incast.conf" duration_ms=10 sample_us=500 senders=4)
@@ -92,9 +101,7 @@ PY
 	{ fail "convergence"; cat "$tmp/stag.out"; }
 
 # loss-tolerant mode: a shallow buffer drops; DCQCN keeps the link busy and resends far less
-for cc in none dcqcn; do
-	"$sim" "$scen/lossy.conf" cc=$cc --quiet >"$tmp/lossy.$cc" 2>&1 || fail "lossy $cc: exit $?"
-done
+both lossy "$scen/lossy.conf"
 python3 - "$tmp/lossy.none" "$tmp/lossy.dcqcn" <<'PY' && pass "lossy: DCQCN resends less" ||
 import re, sys
 def figures(path):
@@ -112,10 +119,7 @@ PY
 
 # PFC: without congestion control the switch pauses the senders and its queue stays within
 # their XOFF and headroom, nothing dropped; under DCQCN it pauses them far less
-for cc in none dcqcn; do
-	"$sim" "$scen/incast.conf" cc=$cc pfc=50,40 duration_ms=20 --quiet >"$tmp/pfc.$cc" 2>&1 ||
-		fail "pfc $cc: exit $?"
-done
+both pfc "$scen/incast.conf" pfc=50,40 duration_ms=20
 "$sim" "$scen/incast.conf" cc=none duration_ms=20 --quiet >"$tmp/nopfc" 2>&1 || fail "no pfc: exit $?"
 python3 - "$tmp/pfc.none" "$tmp/pfc.dcqcn" "$tmp/nopfc" <<'PY' && pass "pfc" ||
 import re, sys
@@ -136,10 +140,7 @@ PY
 
 # PFC's victim flow: without congestion control the pauses spread to the core link and the
 # flow that crosses only it loses its throughput; DCQCN gives it back
-for cc in none dcqcn; do
-	"$sim" "$scen/victim.conf" cc=$cc duration_ms=20 --quiet >"$tmp/victim.$cc" 2>&1 ||
-		fail "victim $cc: exit $?"
-done
+both victim "$scen/victim.conf" duration_ms=20
 python3 - "$tmp/victim.none" "$tmp/victim.dcqcn" <<'PY' && pass "victim flow" ||
 import re, sys
 def victim(path):
@@ -154,10 +155,7 @@ PY
 # The parking lot: every link between the switches is kept busy; the flow that crosses them
 # all gets less than each one-link flow (each congested port marks it: the multi-bottleneck
 # bias of ECN-based control); DCQCN keeps the queues far below no congestion control's
-for cc in none dcqcn; do
-	"$sim" "$scen/parking_lot.conf" cc=$cc duration_ms=20 --quiet >"$tmp/lot.$cc" 2>&1 ||
-		fail "parking lot $cc: exit $?"
-done
+both lot "$scen/parking_lot.conf" duration_ms=20
 python3 - "$tmp/lot.none" "$tmp/lot.dcqcn" <<'PY' && pass "parking lot" ||
 import re, sys
 def figures(path):
@@ -182,10 +180,7 @@ PY
 # Leaf-spine with ECMP on the UDP source port: what the uplinks carry is what the flows send,
 # no uplink carries more than its 25 Gb/s, the flows spread over several spines; DCQCN keeps
 # the queues of the spines that drew several flows far below no congestion control's
-for cc in none dcqcn; do
-	"$sim" "$scen/leaf_spine.conf" cc=$cc duration_ms=20 --quiet >"$tmp/ls.$cc" 2>&1 ||
-		fail "leaf-spine $cc: exit $?"
-done
+both ls "$scen/leaf_spine.conf" duration_ms=20
 python3 - "$tmp/ls.none" "$tmp/ls.dcqcn" <<'PY' && pass "leaf-spine" ||
 import re, sys
 def figures(path):

@@ -637,10 +637,23 @@ static bool posted_all(const struct run *w, uint32_t i)
 /* One CSV row at t: the fullest congested queue, the CNPs so far, each flow's throughput
  * over the sample and its congestion control's rate, the PFC pauses so far, and each
  * congested link's queue when there are several. */
-static void row_write(const struct run *w, FILE *csv, uint64_t t, const double *gbps)
+/* The PFC PAUSEs so far over every link (only links into a switch have any), and (paused_ns,
+ * may be NULL) the time they held their transmitters. */
+static uint64_t pfc_totals(const struct run *w, uint64_t *paused_ns)
 {
 	const union uroce_sim_counters *c;
 	uint64_t pauses = 0;
+
+	for (int l = 0; (c = uroce_sim_link_counters(w->sim, l)); l++) {
+		pauses += c->pfc_pauses;
+		if (paused_ns)
+			*paused_ns += c->pfc_paused_ns;
+	}
+	return pauses;
+}
+
+static void row_write(const struct run *w, FILE *csv, uint64_t t, const double *gbps)
+{
 
 	fprintf(csv, "%.1f,%" PRIu64 ",%" PRIu64, (double)t / 1e3, watched_queue(w), cnps_sent(w));
 	for (uint32_t i = 0; i < w->nflows; i++)
@@ -652,9 +665,7 @@ static void row_write(const struct run *w, FILE *csv, uint64_t t, const double *
 		else
 			fprintf(csv, ",%.4f", (double)rate / 1e9);
 	}
-	for (int l = 0; (c = uroce_sim_link_counters(w->sim, l)); l++)
-		pauses += c->pfc_pauses;
-	fprintf(csv, ",%" PRIu64, pauses);
+	fprintf(csv, ",%" PRIu64, pfc_totals(w, NULL));
 	for (uint32_t k = 0; w->nwatch > 1 && k < w->nwatch; k++)
 		fprintf(csv, ",%" PRIu64, uroce_sim_link_queue_bytes(w->sim, w->watch[k]));
 	fputc('\n', csv);
@@ -926,12 +937,7 @@ int scenario_run(const struct scenario *s, FILE *csv, bool progress, struct scen
 	r->nlinks = w->nwatch;
 	r->queue_mean = q_n ? q_sum / (double)q_n : 0;
 	r->utilisation = used * 1e9 / ((double)w->nwatch * (double)w->watch_bps);
-	/* PFC: every link into a switch */
-	const union uroce_sim_counters *c;
-	for (int l = 0; (c = uroce_sim_link_counters(w->sim, l)); l++) {
-		r->pauses += c->pfc_pauses;
-		r->paused_ns += c->pfc_paused_ns;
-	}
+	r->pauses = pfc_totals(w, &r->paused_ns);
 	r->cnps = cnps_sent(w);
 	teardown(w);
 	free(w);
