@@ -173,10 +173,13 @@ run() # NAME CC
 	return 0
 }
 
+# The queue filled: the tbf drops only what would take it past its limit, so its drops are
+# the proof. The backlog sampled every 50 ms is printed, not judged: under ThreadSanitizer
+# (senders at 7-9 MB/s) the samples once saw at most 78 KB of the 131 KB while 1 060
+# packets were dropped (CI, 2026-11-27).
 if run none none; then
-	if [ "${R[none.marks]}" = 0 ] && [ "${R[none.cnps]}" = 0 ] && [ "${R[none.drops]}" -gt 0 ] &&
-		[ "${R[none.peak]}" -ge $((LIMIT * 3 / 4)) ]; then
-		ic_pass none "nothing marked, no CNP; the queue filled (${R[none.peak]} B) and dropped ${R[none.drops]}"
+	if [ "${R[none.marks]}" = 0 ] && [ "${R[none.cnps]}" = 0 ] && [ "${R[none.drops]}" -gt 0 ]; then
+		ic_pass none "nothing marked, no CNP; the queue filled and dropped ${R[none.drops]} (sampled peak ${R[none.peak]} B)"
 	else
 		ic_fail none "expected no mark, no CNP, and a full queue that drops"
 	fi
