@@ -28,22 +28,35 @@ packages=(
 	gnuplot-nox                    # uroce-sim --plot: congestion scenarios as PNG
 	python3                        # JSON validity checks in the tests
 	gdb                            # backtraces of a program the rxe tier stops as hung
+	python3-kaitaistruct           # the datamodel check: runs the parsers compiled from datamodel/*.ksy
 )
+# The datamodel check compiles datamodel/*.ksy with the Kaitai Struct compiler, an npm
+# package run by Node.js; a machine with a Node.js of its own (another distribution's
+# package, which brings npm) keeps it.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-	echo "install-deps: everything is installed"
-	exit 0
-fi
-if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: every Debian package is installed"
+elif [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps: missing ${missing[*]}; run as root (or: sudo $0)" >&2
 	exit 1
+else
+	export DEBIAN_FRONTEND=noninteractive
+	# tshark asks whether non-root users may capture; answer no without a prompt.
+	echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null || true
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-export DEBIAN_FRONTEND=noninteractive
-# tshark asks whether non-root users may capture; answer no without a prompt.
-echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null || true
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# The Kaitai Struct compiler and its YAML reader, at the versions datamodel/package-lock.json
+# pins (with their hashes), into datamodel/node_modules.
+datamodel=$(cd "$(dirname "$0")/../datamodel" && pwd)
+if ! cmp -s "$datamodel/package-lock.json" "$datamodel/node_modules/.uroce-lock" 2>/dev/null; then
+	npm ci --prefix "$datamodel" --no-audit --no-fund --loglevel=error
+	cp "$datamodel/package-lock.json" "$datamodel/node_modules/.uroce-lock"
+fi

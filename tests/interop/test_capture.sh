@@ -10,7 +10,9 @@
 #      over the masked pseudo-header of Annex A17.3.3) and, where python3-scapy is installed,
 #      agrees with scapy's RoCE layer on every packet;
 #  (c) uroce-dump -r --flows reads the file with no malformed packet and no ICRC failure, and
-#      shows retransmissions in each lossy run. (The clean runs share one address pair and
+#      shows retransmissions in each lossy run;
+#  (d) the datamodel (datamodel/*.ksy, compiled by the Kaitai Struct compiler) parses every
+#      frame with the same header fields as uroce-dump (datamodel/run-check.sh). (The clean runs share one address pair and
 #      every process numbers its QPs from 0x10, so --flows merges their QPs into one flow per
 #      direction and takes the PSN jumps between runs for retransmissions: no count is
 #      asserted there.)
@@ -279,5 +281,16 @@ for run in "${lossy[@]}"; do
 		head -c 2000 "$IC_TMP/flows.err"
 	fi
 done
+
+# ---- (d) the datamodel ----
+bash "$IC_HERE/../../datamodel/run-check.sh" "$dump" "$cap" >"$IC_TMP/datamodel" 2>&1
+rc=$?
+tail -n 1 "$IC_TMP/datamodel"
+if [ $rc = 0 ]; then
+	ic_pass datamodel_agrees "$(tail -n 1 "$IC_TMP/datamodel" | sed 's/^datamodel check: //')"
+else
+	ic_fail datamodel_agrees "datamodel/run-check.sh exit $rc"
+	head -n 30 "$IC_TMP/datamodel"
+fi
 
 ic_finish
