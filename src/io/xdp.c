@@ -7,72 +7,28 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <net/if.h>
-#include <net/if_arp.h>
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <linux/ethtool.h>
 #include <linux/if_xdp.h>
-#include <linux/sockios.h>
 #include <xdp/xsk.h>
 
 #include "common/error.h"
-#include "wire/bytes.h"
-#include "wire/eth.h"
-#include "wire/ip.h"
+#include "ether.h"
 #include "xdp_filter.h"
 
-#define ETH_HLEN 14
-#define ETHERTYPE_IPV4 0x0800
-#define ETHERTYPE_IPV6 0x86DD
+#define ETH_HLEN UROCE_ETHER_HLEN
 #define ROCEV2_PORT 4791
-#define NEIGH_SLOTS 16
-/* Packets to a next hop whose Ethernet address the kernel is still resolving wait, as the
- * kernel's own do in its neighbour entry's queue (net/core/neighbour.c, __neigh_event_send):
- * at most NEIGH_HOLD per hop, looked up again every NEIGH_RETRY_NS, and given up after
- * NEIGH_GIVE_UP_NS (the kernel's ARP gives up after 3 probes 1 s apart, mcast_solicit and
- * retrans_time_ms). A hop that is not resolving is looked up again after NEIGH_RETRY_NS. */
-#define NEIGH_HOLD 16
-#define NEIGH_RETRY_NS 1000000ull        /* 1 ms */
-#define NEIGH_GIVE_UP_NS 3000000000ull  /* 3 s */
-
-struct neigh {
-	struct uroce_io_addr dst;
-	uint8_t mac[6];
-	bool used, known;
-	int err;        /* the last lookup's result */
-	uint64_t until; /* look up again from then on */
-	/* Packets waiting for the address: send frames (UMEM offsets) holding the datagram
-	 * behind room for the Ethernet header, in the order they were sent. */
-	uint64_t held[NEIGH_HOLD];
-	uint32_t held_len[NEIGH_HOLD];
-	uint32_t nheld;
-	uint64_t held_since;
-};
-
-/* A multicast group joined (xdp_join): a UDP socket that holds the membership. */
-struct xdp_group {
-	struct uroce_io_addr addr;
-	int fd;
-};
-
 struct xdp {
 	struct uroce_io io; /* first: the ops receive &io */
 	union uroce_xdp_counters c;
-	uint8_t mac[6];
-	int ifindex;
+	struct uroce_ether_link link;
 	uint32_t max_frame; /* the longest Ethernet frame (without FCS) the interface takes */
-	uint32_t rx_queues; /* the interface's receive queues (ethtool channels), 1 when unknown */
-	uroce_xdp_resolve_fn resolve;
-	void *resolve_arg;
 
 	struct uroce_xdp_filter filter;
 	struct xsk_umem *umem;
@@ -89,14 +45,14 @@ struct xdp {
 	uint32_t nrefill;
 	uint32_t unsent;   /* frames on the transmit ring the kernel may not have taken yet */
 
-	struct neigh neigh[NEIGH_SLOTS];
+	struct uroce_ether_neighs neighs;
+	uint32_t queued; /* frames reserved on the transmit ring by this call, not submitted */
 
 	bool impaired;
 	struct uroce_impair im;
 	struct uroce_impair_hold hold;
 
-	struct xdp_group *groups;
-	uint32_t ngroups;
+	struct uroce_ether_groups groups;
 };
 
 static const struct uroce_io_ops xdp_ops;
@@ -135,120 +91,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* A negative errno (libbpf and libxdp return those) as a UROCE_E* code; errno keeps it. */
-static int sys_err(int neg)
-{
-	errno = -neg;
-	switch (-neg) {
-	case EPERM:
-	case EACCES:
-		return UROCE_EPERM;
-	case EBUSY:
-	case EEXIST:
-		return UROCE_EBUSY;
-	case ENODEV:
-	case ENOENT:
-	case ENXIO:
-		return UROCE_ENOENT;
-	case ENOMEM:
-	case ENOBUFS:
-		return UROCE_ENOMEM;
-	case EINVAL:
-	case EOPNOTSUPP:
-		return UROCE_EINVAL;
-	default:
-		return UROCE_EIO;
-	}
-}
-
-/* ---- neighbours ---- */
-
-/* Looks dst's next hop up again when it is due (resolve()). A multicast group's is no hop
- * but the Ethernet address the group maps to, for good. */
-static void neigh_refresh(struct xdp *x, struct neigh *e, uint64_t now)
-{
-	uint8_t fresh[6];
-	int err;
-
-	if (now < e->until)
-		return;
-	if (uroce_io_addr_is_multicast(&e->dst)) {
-		uroce_eth_multicast_mac(e->dst.ip, e->dst.ipv6, e->mac);
-		e->known = true;
-		e->err = 0;
-		e->until = UINT64_MAX;
-		return;
-	}
-	err = x->resolve(x->resolve_arg, &e->dst, fresh);
-	x->c.resolves++;
-	if (!err) {
-		memcpy(e->mac, fresh, 6);
-		e->known = true;
-	} else if (err != UROCE_EAGAIN) {
-		e->known = false; /* no route any more: stop sending */
-	}
-	/* A known address whose kernel entry is being resolved again stays in use. */
-	e->err = err;
-	e->until = now + (err ? NEIGH_RETRY_NS : UROCE_XDP_NEIGH_REFRESH_NS);
-}
-
-/* Gives the frames of e's held packets back, counting them lost under `counter`. */
-static void neigh_drop_held(struct xdp *x, struct neigh *e, uint64_t *counter)
-{
-	for (uint32_t k = 0; k < e->nheld; k++)
-		x->tx_free[x->ntx_free++] = e->held[k];
-	*counter += e->nheld;
-	e->nheld = 0;
-}
-
-/* Which entry to give up first: an unused one, then one without held packets (theirs would
- * be lost), then the one due soonest. */
-static bool evict_before(const struct neigh *a, const struct neigh *b)
-{
-	if (a->used != b->used)
-		return !a->used;
-	if (!a->nheld != !b->nheld)
-		return !a->nheld;
-	return a->until < b->until;
-}
-
-/* dst's entry, looked up again when due; claimed when there is none. */
-static struct neigh *neigh_get(struct xdp *x, const struct uroce_io_addr *dst, uint64_t now)
-{
-	struct neigh *victim = &x->neigh[0];
-
-	for (size_t i = 0; i < NEIGH_SLOTS; i++) {
-		struct neigh *n = &x->neigh[i];
-		if (n->used && uroce_io_addr_equal(&n->dst, dst)) {
-			neigh_refresh(x, n, now);
-			return n;
-		}
-		if (evict_before(n, victim))
-			victim = n;
-	}
-	neigh_drop_held(x, victim, &x->c.send_no_neighbour);
-	memset(victim, 0, sizeof(*victim));
-	victim->used = true;
-	victim->dst = *dst;
-	neigh_refresh(x, victim, now);
-	return victim;
-}
-
-/* When e's held packets are to be looked at: at once when the address is known (the
- * transmit ring was full), else at the next lookup. */
-static uint64_t neigh_due(const struct neigh *e)
-{
-	return !e->nheld ? UINT64_MAX : e->known ? 0 : e->until;
-}
-
-/* Writes the Ethernet header of a frame to e's next hop. */
-static void eth_header(const struct xdp *x, const struct neigh *e, uint8_t *f)
-{
-	memcpy(f, e->mac, 6);
-	memcpy(f + 6, x->mac, 6);
-	put_be16(f + 12, e->dst.ipv6 ? ETHERTYPE_IPV6 : ETHERTYPE_IPV4);
-}
-
 /* Puts a frame on the transmit ring (a slot was reserved); the caller submits. */
 static void tx_put(struct xdp *x, uint32_t idx, uint64_t addr, uint32_t len)
 {
@@ -259,62 +101,29 @@ static void tx_put(struct xdp *x, uint32_t idx, uint64_t addr, uint32_t len)
 	d->options = 0;
 }
 
-/* Sends or drops the held packets whose next hop is due for another look; returns how many
- * went on the transmit ring (reserved, not yet submitted). */
-static uint32_t neigh_release(struct xdp *x, uint64_t now)
+/* Puts one held datagram, waiting no more, on the transmit ring (uroce_ether_emit_fn). */
+static bool emit_held(void *arg, const uint8_t mac[6], const uint8_t *d, uint32_t len)
 {
-	uint32_t queued = 0, idx;
+	struct xdp *x = arg;
+	uint32_t idx;
 
-	for (size_t i = 0; i < NEIGH_SLOTS; i++) {
-		struct neigh *e = &x->neigh[i];
-
-		if (now < neigh_due(e))
-			continue;
-		neigh_refresh(x, e, now);
-		if (e->known) {
-			if (xsk_ring_prod__reserve(&x->tx, e->nheld, &idx) != e->nheld)
-				continue; /* the ring is full: next time */
-			for (uint32_t k = 0; k < e->nheld; k++) {
-				uint8_t *f = xsk_umem__get_data(x->area, e->held[k]);
-				eth_header(x, e, f);
-				tx_put(x, idx + k, e->held[k], e->held_len[k] + ETH_HLEN);
-			}
-			queued += e->nheld;
-			e->nheld = 0;
-		} else if (e->err != UROCE_EAGAIN) {
-			neigh_drop_held(x, e, &x->c.send_no_route);
-		} else if (now - e->held_since >= NEIGH_GIVE_UP_NS) {
-			neigh_drop_held(x, e, &x->c.send_no_neighbour);
-		}
-	}
-	return queued;
-}
-
-/* Keeps a packet until e's address is known, or counts it lost when it cannot wait. */
-static void neigh_hold(struct xdp *x, struct neigh *e, const struct uroce_io_pkt *p, uint64_t now)
-{
-	if (e->nheld == NEIGH_HOLD || !x->ntx_free) {
-		x->c.send_no_neighbour++;
-		return;
-	}
+	if (!x->ntx_free || xsk_ring_prod__reserve(&x->tx, 1, &idx) != 1)
+		return false; /* the ring is full: next time */
 	uint64_t addr = x->tx_free[--x->ntx_free];
+	uint8_t *f = xsk_umem__get_data(x->area, addr);
 
-	memcpy((uint8_t *)xsk_umem__get_data(x->area, addr) + ETH_HLEN, p->data, p->len);
-	if (!e->nheld)
-		e->held_since = now;
-	e->held[e->nheld] = addr;
-	e->held_len[e->nheld++] = p->len;
-	x->c.neigh_held++;
+	uroce_ether_header(f, mac, x->link.mac, (d[0] >> 4) == 6);
+	memcpy(f + ETH_HLEN, d, len);
+	tx_put(x, idx, addr, len + ETH_HLEN);
+	x->queued++;
+	return true;
 }
 
 static uint64_t xdp_next_deadline(const struct uroce_io *io)
 {
 	const struct xdp *x = (const struct xdp *)(const void *)io;
-	uint64_t due = UINT64_MAX;
+	uint64_t due = uroce_ether_neigh_next_due(&x->neighs);
 
-	for (size_t i = 0; i < NEIGH_SLOTS; i++)
-		if (neigh_due(&x->neigh[i]) < due)
-			due = neigh_due(&x->neigh[i]);
 	if (uroce_impair_hold_next_due(&x->hold) < due)
 		due = uroce_impair_hold_next_due(&x->hold);
 	return due;
@@ -354,91 +163,46 @@ static void kick(struct xdp *x)
 	}
 }
 
-/* The headers of an IP datagram send() takes, and its destination; UROCE_EINVAL when it is
- * not one. */
-static int datagram_parse(const struct uroce_io_pkt *pkt, struct uroce_udp_datagram *d,
-			  struct uroce_io_addr *dst)
+/* Hands the frames queued by this call to the kernel. */
+static void tx_submit(struct xdp *x)
 {
-	if (!pkt->data || uroce_udp_datagram_decode(d, pkt->data, pkt->len) || d->len != pkt->len)
-		return UROCE_EINVAL;
-	memset(dst, 0, sizeof(*dst));
-	dst->ipv6 = d->ipv6;
-	memcpy(dst->ip, d->dst, 16);
-	return 0;
-}
-
-/* Hands the queued frames to the kernel. */
-static void tx_submit(struct xdp *x, uint32_t queued)
-{
-	if (!queued)
+	if (!x->queued)
 		return;
-	xsk_ring_prod__submit(&x->tx, queued);
-	x->c.sent += queued;
-	x->unsent += queued;
+	xsk_ring_prod__submit(&x->tx, x->queued);
+	x->c.sent += x->queued;
+	x->unsent += x->queued;
+	x->queued = 0;
 	kick(x);
-}
-
-/* The index of the group dst among the handle's, or ngroups. */
-static uint32_t group_index(const struct xdp *x, const struct uroce_io_addr *dst)
-{
-	uint32_t i = 0;
-
-	while (i < x->ngroups && !uroce_io_addr_equal(&x->groups[i].addr, dst))
-		i++;
-	return i;
-}
-
-/* A datagram to a group the handle joined comes back to it through the hold queue, due now,
- * as the kernel's IP_MULTICAST_LOOP hands a socket's own group datagrams back: the frame
- * itself leaves on the wire past the kernel's stack, which never loops it. */
-static void loop_back(struct xdp *x, const struct uroce_io_pkt *p,
-		      const struct uroce_udp_datagram *d, const struct uroce_io_addr *dst,
-		      uint64_t now)
-{
-	struct uroce_io_pkt c = {.data = p->data, .len = p->len, .tos = d->tclass, .dst = *dst};
-
-	c.src.ipv6 = d->ipv6;
-	memcpy(c.src.ip, d->src, 16);
-	if (uroce_impair_hold_push(&x->hold, &c, now))
-		x->c.looped++;
-	else
-		x->c.hold_full++;
 }
 
 static int xdp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t n)
 {
 	struct xdp *x = (struct xdp *)io;
 	uint64_t now = now_ns();
-	uint32_t queued;
 	size_t i;
 
 	if (n > INT_MAX)
 		n = INT_MAX;
 	reclaim(x);
-	queued = neigh_release(x, now); /* held packets first: they were sent earlier */
+	/* held packets first: they were sent earlier */
+	uroce_ether_neigh_release(&x->neighs, now, emit_held, x);
 	for (i = 0; i < n; i++) {
 		const struct uroce_io_pkt *p = &pkts[i];
-		struct uroce_udp_datagram d;
 		struct uroce_io_addr dst;
-		struct neigh *e;
+		uint8_t mac[6];
 		uint32_t idx;
 
-		if (datagram_parse(p, &d, &dst) < 0)
+		if (uroce_ether_datagram(p, &dst) < 0)
 			break;
 		if (p->len + ETH_HLEN > x->max_frame) {
 			x->c.send_too_big++;
 			continue;
 		}
-		if (group_index(x, &dst) < x->ngroups)
-			loop_back(x, p, &d, &dst, now);
-		e = neigh_get(x, &dst, now);
-		if (!e->known || e->nheld) { /* behind the held ones, never before them */
-			if (e->known || e->err == UROCE_EAGAIN)
-				neigh_hold(x, e, p, now);
-			else
-				x->c.send_no_route++;
+		if (uroce_ether_joined(&x->groups, &dst))
+			uroce_ether_loop_back(&x->hold, p, now, &x->c.looped, &x->c.hold_full);
+		if (uroce_ether_neigh_route(&x->neighs, &dst, p->data, p->len, now, mac) !=
+		    UROCE_ETHER_SEND)
 			continue;
-		}
 		if (!x->ntx_free || xsk_ring_prod__reserve(&x->tx, 1, &idx) != 1) {
 			x->c.send_full++;
 			continue;
@@ -446,48 +210,18 @@ static int xdp_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, size_t
 		uint64_t addr = x->tx_free[--x->ntx_free];
 		uint8_t *f = xsk_umem__get_data(x->area, addr);
 
-		eth_header(x, e, f);
+		uroce_ether_header(f, mac, x->link.mac, dst.ipv6);
 		memcpy(f + ETH_HLEN, p->data, p->len);
 		tx_put(x, idx, addr, p->len + ETH_HLEN);
-		queued++;
+		x->queued++;
 	}
-	tx_submit(x, queued);
+	tx_submit(x);
 	if (i < n && i == 0)
 		return UROCE_EINVAL;
 	return (int)i;
 }
 
 /* ---- receiving ---- */
-
-bool uroce_xdp_frame_decode(const uint8_t *f, size_t flen, struct uroce_io_pkt *p)
-{
-	const uint8_t *ip = f + ETH_HLEN;
-	struct uroce_udp_datagram d;
-	uint16_t type;
-
-	if (flen < ETH_HLEN)
-		return false;
-	type = get_be16(f + 12);
-	/* what follows the IP datagram in the frame is Ethernet padding */
-	if ((type != ETHERTYPE_IPV4 && type != ETHERTYPE_IPV6) ||
-	    uroce_udp_datagram_decode(&d, ip, flen - ETH_HLEN) ||
-	    d.ipv6 != (type == ETHERTYPE_IPV6) || !d.csum_ok || d.dport != ROCEV2_PORT)
-		return false;
-	memset(&p->src, 0, sizeof(p->src));
-	memset(&p->dst, 0, sizeof(p->dst));
-	p->src.ipv6 = p->dst.ipv6 = d.ipv6;
-	memcpy(p->src.ip, d.src, 16);
-	memcpy(p->dst.ip, d.dst, 16);
-	p->tos = d.tclass;
-	p->flags = 0;
-	p->len = (uint32_t)d.len;
-	if (d.len > p->cap) {
-		p->len = p->cap;
-		p->flags = UROCE_IO_PKT_TRUNC;
-	}
-	memcpy(p->data, ip, p->len);
-	return true;
-}
 
 /* Gives received frames back to the kernel. The fill ring is as large as the receive half of
  * the UMEM, but the kernel publishes what it took from it lazily (at its next batch), so its
@@ -524,7 +258,8 @@ static int xdp_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
 	size_t out;
 
 	reclaim(x);
-	tx_submit(x, neigh_release(x, now));
+	uroce_ether_neigh_release(&x->neighs, now, emit_held, x);
+	tx_submit(x);
 	kick(x); /* frames a full device queue left behind */
 	if (n > INT_MAX)
 		n = INT_MAX;
@@ -541,7 +276,7 @@ static int xdp_recv(struct uroce_io *io, struct uroce_io_pkt *pkts, size_t n)
 		const uint8_t *f = xsk_umem__get_data(x->area, xsk_umem__add_offset_to_addr(d->addr));
 		struct uroce_io_pkt *p = &pkts[out];
 
-		if (!uroce_xdp_frame_decode(f, d->len, p)) {
+		if (!uroce_ether_frame_decode(f, d->len, p)) {
 			x->c.bad_frames++;
 		} else {
 			x->c.truncated += (p->flags & UROCE_IO_PKT_TRUNC) != 0;
@@ -588,62 +323,20 @@ static void xdp_teardown(struct xdp *x)
 
 /* The io op join. The AF_XDP socket takes every frame to UDP port 4791 that reaches the
  * interface queue, a group's too (the XDP program looks at no address); what joining adds is
- * the membership: a UDP socket that joins the group on the interface, so that the kernel
- * sends the IGMP or MLD report (switches that snoop them forward the group's traffic there)
- * and accepts the group's Ethernet address in the NIC's filter. The socket reads nothing:
- * it has no port, and the program takes the frames before the kernel's stack. */
+ * the membership (ether.h). */
 static int xdp_join(struct uroce_io *io, const struct uroce_io_addr *group, bool join)
 {
 	struct xdp *x = (struct xdp *)io;
-	uint32_t i;
 
-	if (!uroce_io_addr_is_multicast(group))
-		return UROCE_EINVAL;
-	i = group_index(x, group);
-	if (!join) {
-		if (i == x->ngroups)
-			return UROCE_ENOENT;
-		close(x->groups[i].fd); /* the membership ends with it */
-		x->groups[i] = x->groups[--x->ngroups];
-		return 0;
-	}
-	if (i < x->ngroups)
-		return UROCE_EBUSY;
-	struct xdp_group *groups = realloc(x->groups, (x->ngroups + 1) * sizeof(*groups));
-	if (!groups)
-		return UROCE_ENOMEM;
-	x->groups = groups;
-	int fd = socket(group->ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err;
-	if (fd < 0)
-		return sys_err(-errno);
-	if (group->ipv6) {
-		struct ipv6_mreq mr = {.ipv6mr_interface = (unsigned)x->ifindex};
-		memcpy(&mr.ipv6mr_multiaddr, group->ip, 16);
-		err = setsockopt(fd, IPPROTO_IPV6, IPV6_JOIN_GROUP, &mr, sizeof(mr));
-	} else {
-		struct ip_mreqn mr = {.imr_ifindex = x->ifindex};
-		memcpy(&mr.imr_multiaddr, group->ip, 4);
-		err = setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr, sizeof(mr));
-	}
-	if (err < 0) {
-		err = sys_err(-errno);
-		close(fd);
-		return err;
-	}
-	memset(&groups[x->ngroups].addr, 0, sizeof(groups[x->ngroups].addr));
-	groups[x->ngroups].addr.ipv6 = group->ipv6;
-	memcpy(groups[x->ngroups].addr.ip, group->ip, group->ipv6 ? 16 : 4);
-	groups[x->ngroups++].fd = fd;
-	return 0;
+	return uroce_ether_join(&x->groups, x->link.ifindex, group, join);
 }
 
 static void xdp_close(struct uroce_io *io)
 {
 	struct xdp *x = (struct xdp *)io;
 
-	for (uint32_t i = 0; i < x->ngroups; i++)
-		close(x->groups[i].fd);
-	free(x->groups);
+	uroce_ether_groups_free(&x->groups);
+	uroce_ether_neigh_free(&x->neighs);
 	xdp_teardown(x);
 	uroce_impair_hold_free(&x->hold);
 	free(x);
@@ -663,70 +356,28 @@ static const struct uroce_io_ops xdp_ops = {
 
 uint32_t uroce_xdp_rx_queues(const struct uroce_io *io)
 {
-	return io && io->ops == &xdp_ops ? ((const struct xdp *)(const void *)io)->rx_queues : 0;
-}
-
-/* The interface's receive queues, as `ethtool -l` counts them (receive-only and combined
- * channels); 1 when the driver does not say. */
-static uint32_t rx_queue_count(int s, struct ifreq *r)
-{
-	struct ethtool_channels ch = {.cmd = ETHTOOL_GCHANNELS};
-
-	r->ifr_data = (char *)&ch;
-	if (ioctl(s, SIOCETHTOOL, r) < 0 || ch.rx_count + ch.combined_count == 0)
-		return 1;
-	return ch.rx_count + ch.combined_count;
-}
-
-/* The interface's Ethernet address, MTU and receive queues. */
-static int link_info(const char *ifname, uint8_t mac[6], uint32_t *mtu, uint32_t *queues)
-{
-	struct ifreq r;
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
-
-	if (s < 0)
-		return sys_err(-errno);
-	memset(&r, 0, sizeof(r));
-	strncpy(r.ifr_name, ifname, IFNAMSIZ - 1);
-	if (ioctl(s, SIOCGIFHWADDR, &r) < 0) {
-		err = sys_err(-errno);
-	} else if (r.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
-		errno = EINVAL;
-		err = UROCE_EINVAL; /* lo and tunnels: no Ethernet header to write */
-	} else {
-		memcpy(mac, r.ifr_hwaddr.sa_data, 6);
-		if (ioctl(s, SIOCGIFMTU, &r) < 0)
-			err = sys_err(-errno);
-		else
-			*mtu = (uint32_t)r.ifr_mtu;
-		*queues = rx_queue_count(s, &r);
-	}
-	close(s);
-	return err;
+	return io && io->ops == &xdp_ops ? ((const struct xdp *)(const void *)io)->link.rx_queues : 0;
 }
 
 static int xdp_setup(struct xdp *x, const struct uroce_xdp_cfg *cfg, uint32_t frames)
 {
-	uint32_t half = frames / 2, mtu = 0;
-	int ifindex = (int)if_nametoindex(cfg->ifname), err;
+	uint32_t half = frames / 2;
+	int err;
 
-	if (!ifindex)
-		return sys_err(-errno);
-	if ((err = link_info(cfg->ifname, x->mac, &mtu, &x->rx_queues)))
+	if ((err = uroce_ether_link_info(cfg->ifname, &x->link)))
 		return err;
-	x->ifindex = ifindex;
-	if (mtu + ETH_HLEN > UROCE_XDP_MAX_FRAME) {
+	if (x->link.mtu + ETH_HLEN > UROCE_XDP_MAX_FRAME) {
 		errno = EINVAL;
 		return UROCE_EINVAL;
 	}
-	x->max_frame = mtu + ETH_HLEN;
+	x->max_frame = x->link.mtu + ETH_HLEN;
 
 	x->area_len = (size_t)frames * UROCE_XDP_FRAME_SIZE;
 	x->area = mmap(NULL, x->area_len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (x->area == MAP_FAILED) {
 		x->area = NULL;
-		return sys_err(-errno);
+		return uroce_ether_sys_err(-errno);
 	}
 	x->tx_free = calloc(half, sizeof(*x->tx_free));
 	x->refill = calloc(half, sizeof(*x->refill));
@@ -740,10 +391,10 @@ static int xdp_setup(struct xdp *x, const struct uroce_xdp_cfg *cfg, uint32_t fr
 		.frame_headroom = 0,
 	};
 	if ((err = xsk_umem__create(&x->umem, x->area, x->area_len, &x->fill, &x->comp, &ucfg)))
-		return x->umem = NULL, sys_err(err);
+		return x->umem = NULL, uroce_ether_sys_err(err);
 
 	if ((err = uroce_xdp_filter_load(ROCEV2_PORT, cfg->queue + 1, XDP_PASS, &x->filter)))
-		return sys_err(err);
+		return uroce_ether_sys_err(err);
 
 	/* The program is ours (xdp_filter.c): libxdp must not load its own. Zero-copy when
 	 * the driver has it, else copy mode (veth, and generic XDP). */
@@ -755,13 +406,13 @@ static int xdp_setup(struct xdp *x, const struct uroce_xdp_cfg *cfg, uint32_t fr
 	};
 	if ((err = xsk_socket__create(&x->xsk, cfg->ifname, cfg->queue, x->umem, &x->rx, &x->tx,
 				      &scfg)))
-		return x->xsk = NULL, sys_err(err);
+		return x->xsk = NULL, uroce_ether_sys_err(err);
 	x->fd = xsk_socket__fd(x->xsk);
 	if (bpf_map_update_elem(x->filter.map_fd, &cfg->queue, &x->fd, 0))
-		return sys_err(-errno);
+		return uroce_ether_sys_err(-errno);
 	bool generic;
-	if ((err = uroce_xdp_filter_attach(&x->filter, ifindex, &generic)))
-		return sys_err(err);
+	if ((err = uroce_xdp_filter_attach(&x->filter, x->link.ifindex, &generic)))
+		return uroce_ether_sys_err(err);
 
 	for (uint32_t i = 0; i < half; i++)
 		x->refill[x->nrefill++] = (uint64_t)i * UROCE_XDP_FRAME_SIZE;
@@ -788,8 +439,13 @@ int uroce_xdp_open(const struct uroce_xdp_cfg *cfg, struct uroce_io **out)
 	x->io.ops = &xdp_ops;
 	x->fd = -1;
 	x->filter.prog_fd = x->filter.map_fd = x->filter.link_fd = -1;
-	x->resolve = cfg->resolve;
-	x->resolve_arg = cfg->resolve_arg;
+	x->neighs = (struct uroce_ether_neighs){
+		.resolve = cfg->resolve,
+		.resolve_arg = cfg->resolve_arg,
+		.max_len = UROCE_XDP_MAX_FRAME - ETH_HLEN,
+		.c = {.no_neighbour = &x->c.send_no_neighbour, .held = &x->c.neigh_held,
+		      .no_route = &x->c.send_no_route, .resolves = &x->c.resolves},
+	};
 	if (cfg->impair) {
 		if ((err = uroce_impair_init(&x->im, cfg->impair, 0))) {
 			free(x);

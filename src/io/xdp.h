@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ether.h"
 #include "impair.h"
 #include "io.h"
 
@@ -29,18 +30,11 @@
 #define UROCE_XDP_FRAME_SIZE 4096
 #define UROCE_XDP_MAX_FRAME (UROCE_XDP_FRAME_SIZE - 256)
 
-/* Finds the Ethernet address that packets to dst go to (its own, or its gateway's): 0 with
- * mac filled; UROCE_EAGAIN when the kernel has no neighbour entry yet (the resolver then asks
- * the kernel to resolve it: packets wait, up to 16 per next hop, and it is asked again every
- * millisecond, for up to 3 s); UROCE_ENOENT when no route leads there through the
- * interface. */
-typedef int (*uroce_xdp_resolve_fn)(void *arg, const struct uroce_io_addr *dst, uint8_t mac[6]);
-
 struct uroce_xdp_cfg {
 	const char *ifname;      /* the interface: up, Ethernet, MTU <= UROCE_XDP_MAX_FRAME - 14 */
 	uint32_t queue;          /* its receive queue to bind: 0 on a single-queue interface */
 	uint32_t frames;         /* UMEM frames, a power of two in 64..2^16; 0: UROCE_XDP_FRAMES */
-	uroce_xdp_resolve_fn resolve;
+	uroce_ether_resolve_fn resolve; /* next hops (ether.h) */
 	void *resolve_arg;
 	/* NULL: none. Applied to every received packet (UROCE_IMPAIR), as the UDP backend does;
 	 * salt 0. hold_pkts: places in the hold queue (delayed and duplicated packets); 0: 1024,
@@ -98,7 +92,7 @@ const char *uroce_xdp_counter_desc(enum uroce_xdp_counter c);
  * The handle's ops:
  * - send: takes whole IPv4 (20-byte header) or IPv6 + UDP datagrams, as udp.h's does, and
  *   sends them as they are behind an Ethernet header to the next hop's address (resolve(),
- *   cached; refreshed every UROCE_XDP_NEIGH_REFRESH_NS). Every datagram is taken, and counted
+ *   cached; refreshed every UROCE_ETHER_NEIGH_REFRESH_NS). Every datagram is taken, and counted
  *   as sent or under the reason it was dropped, as a network would lose it; packets whose
  *   next hop is being resolved wait, and next_deadline says when to look again.
  * - recv: nonblocking; fills up to n descriptors: held packets that are due (impairments),
@@ -107,15 +101,6 @@ const char *uroce_xdp_counter_desc(enum uroce_xdp_counter c);
  * - fd: the AF_XDP socket, readable while the receive ring has frames.
  * - close: detaches the program, frees the socket and the UMEM. */
 int uroce_xdp_open(const struct uroce_xdp_cfg *cfg, struct uroce_io **out);
-
-#define UROCE_XDP_NEIGH_REFRESH_NS 10000000000ull /* 10 s */
-
-/* Turns a received Ethernet frame f[0..flen) into a packet in p (p->data and p->cap given):
- * the IP datagram without the Ethernet header and padding, cut at cap (flagged TRUNC), with
- * src, dst and tos from its header. false when the frame is not Ethernet + IPv4 (20-byte
- * header, checksum good, not a fragment) or IPv6 (no extension header) + UDP to 4791 with
- * consistent lengths. The frame came from the network: every length is checked. */
-bool uroce_xdp_frame_decode(const uint8_t *f, size_t flen, struct uroce_io_pkt *p);
 
 /* How many receive queues the interface has (1 when its driver does not say), or 0 when io is
  * not an AF_XDP backend. With more than one, the NIC spreads flows over them and only those

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Input: one received Ethernet frame, as the AF_XDP backend reads it from its receive ring,
- * behind one byte that sets the caller's buffer size. uroce_xdp_frame_decode must stay inside
+ * behind one byte that sets the caller's buffer size. uroce_ether_frame_decode must stay inside
  * both buffers (ASan checks every access), and what it accepts must agree with the frame: the
  * datagram is the bytes after the Ethernet header, no longer than the frame, cut at cap and
  * flagged exactly when it was longer, with the source and destination of its header. */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/xdp.h"
+#include "io/ether.h"
 #include "wire/bytes.h"
 
 #define ETH_HLEN 14
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&p, 0, sizeof(p));
 	p.data = buf;
 	p.cap = (uint32_t)cap;
-	if (uroce_xdp_frame_decode(frame, flen, &p)) {
+	if (uroce_ether_frame_decode(frame, flen, &p)) {
 		const uint8_t *ip = frame + ETH_HLEN;
 		bool v6 = get_be16(frame + 12) == 0x86DD;
 		size_t whole = v6 ? 40 + (size_t)get_be16(ip + 4) : get_be16(ip + 2);
