@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The AF_XDP backend on its own, on a veth pair in a network namespace the test makes for
- * itself (unshare; root): engine-shaped datagrams sent through the handle on one end come out
+/* The raw Ethernet backends, AF_XDP (xdp.h) and AF_PACKET (packet.h), each on its own and
+ * through the same cases, on a veth pair in a network namespace the test makes for itself
+ * (unshare; root): engine-shaped datagrams sent through the handle on one end come out
  * of the handle on the other byte for byte, over IPv4 and IPv6, with their addresses and TOS;
  * a batch longer than the kernel's 32 frames per system call arrives whole; a packet longer
  * than the caller's buffer is cut and flagged; the next hop comes from the resolver, packets
  * wait in order while it is unresolved and leave when it is; UROCE_IMPAIR's loss,
  * duplication and delay act on receive; multicast groups joined and left, the sender's own
  * datagram looped back; datagrams the
- * backend cannot send are refused or counted; misuse gets its error. Skipped (77) without
+ * backend cannot send are refused or counted; misuse gets its error; the AF_PACKET handle
+ * holds UDP port 4791 on its interface. Skipped (77) without
  * root or without veth. Waiting is poll() on the handle's fd with a generous timeout. */
 #include "testutil.h"
 
@@ -20,11 +22,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <linux/sockios.h>
 
 #include "common/error.h"
+#include "io/packet.h"
 #include "io/xdp.h"
 #include "wire/build.h"
 #include "wire/opcode.h"
@@ -58,6 +62,57 @@ static int resolve(void *arg, const struct uroce_io_addr *dst, uint8_t mac[6])
 static struct resolver res[2]; /* res[i]: the resolver of the handle on x<i> */
 static struct uroce_io *io[2];
 
+/* The backend under test: how to open it and read its counters by name. */
+struct backend {
+	const char *name;
+	int (*open)(const char *ifname, struct resolver *r, const struct uroce_impair_cfg *im,
+		    uint32_t frames, struct uroce_io **out);
+	const uint64_t *(*counter)(const struct uroce_io *h, const char *name);
+	bool exclusive; /* a second handle on the interface is refused (EBUSY) */
+};
+
+static int xdp_open(const char *ifname, struct resolver *r, const struct uroce_impair_cfg *im,
+		    uint32_t frames, struct uroce_io **out)
+{
+	struct uroce_xdp_cfg cfg = {.ifname = ifname, .resolve = r ? resolve : NULL,
+				    .resolve_arg = r, .impair = im, .frames = frames};
+	return uroce_xdp_open(&cfg, out);
+}
+
+static const uint64_t *xdp_counter(const struct uroce_io *h, const char *name)
+{
+	for (int i = 0; i < UROCE_XDP_NCOUNTERS; i++)
+		if (!strcmp(uroce_xdp_counter_name((enum uroce_xdp_counter)i), name))
+			return &uroce_xdp_counters(h)->v[i];
+	fail_msg("no xdp counter %s", name);
+	return NULL;
+}
+
+static int packet_open(const char *ifname, struct resolver *r, const struct uroce_impair_cfg *im,
+		       uint32_t frames, struct uroce_io **out)
+{
+	struct uroce_packet_cfg cfg = {.ifname = ifname, .resolve = r ? resolve : NULL,
+				       .resolve_arg = r, .impair = im, .frames = frames};
+	return uroce_packet_open(&cfg, out);
+}
+
+static const uint64_t *packet_counter(const struct uroce_io *h, const char *name)
+{
+	for (int i = 0; i < UROCE_PACKET_NCOUNTERS; i++)
+		if (!strcmp(uroce_packet_counter_name((enum uroce_packet_counter)i), name))
+			return &uroce_packet_counters(h)->v[i];
+	fail_msg("no packet counter %s", name);
+	return NULL;
+}
+
+static const struct backend backends[] = {
+	{"xdp", xdp_open, xdp_counter, true},
+	{"packet", packet_open, packet_counter, false},
+};
+static const struct backend *B;
+
+#define CTR(h, name) (*B->counter((h), #name))
+
 static void link_mac(const char *ifname, uint8_t mac[6])
 {
 	struct ifreq r;
@@ -75,12 +130,10 @@ static int setup(void **state)
 {
 	(void)state;
 	for (int i = 0; i < 2; i++) {
-		struct uroce_xdp_cfg cfg = {.ifname = i ? "x1" : "x0", .resolve = resolve,
-					    .resolve_arg = &res[i]};
 		link_mac(i ? "x0" : "x1", res[i].mac); /* the peer's address */
 		res[i].answer = 0;
 		res[i].calls = 0;
-		if (uroce_xdp_open(&cfg, &io[i]))
+		if (B->open(i ? "x1" : "x0", &res[i], NULL, 0, &io[i]))
 			return -1;
 	}
 	return 0;
@@ -159,8 +212,8 @@ static void exchange(const struct uroce_io_addr *ends, uint8_t tos)
 			assert_true(uroce_io_addr_equal(&got[k].src, &ends[dir]));
 			assert_true(uroce_io_addr_equal(&got[k].dst, &ends[!dir]));
 		}
-		assert_int_equal(uroce_xdp_counters(io[dir])->sent, BATCH);
-		assert_int_equal(uroce_xdp_counters(io[!dir])->delivered, BATCH);
+		assert_int_equal(CTR(io[dir], sent), BATCH);
+		assert_int_equal(CTR(io[!dir], delivered), BATCH);
 	}
 }
 
@@ -188,14 +241,13 @@ static void test_truncated(void **state)
 	assert_int_equal(q.len, sizeof(in));
 	assert_true(q.flags & UROCE_IO_PKT_TRUNC);
 	assert_memory_equal(in, out, sizeof(in));
-	assert_int_equal(uroce_xdp_counters(io[1])->truncated, 1);
+	assert_int_equal(CTR(io[1], truncated), 1);
 }
 
 static void test_unresolved_next_hop(void **state)
 {
 	uint8_t out[20][2048], in[2][2048];
 	struct uroce_io_pkt p[20], q[2] = {{.data = in[0], .cap = 2048}, {.data = in[1], .cap = 2048}};
-	const union uroce_xdp_counters *c = uroce_xdp_counters(io[0]);
 	(void)state;
 
 	for (uint32_t k = 0; k < 20; k++)
@@ -206,20 +258,20 @@ static void test_unresolved_next_hop(void **state)
 	 * asked once, not per packet, and the handle says when to look again. */
 	res[0].answer = UROCE_EAGAIN;
 	assert_int_equal(uroce_io_send(io[0], p, 2), 2);
-	assert_int_equal(c->neigh_held, 2);
-	assert_int_equal(c->sent, 0);
+	assert_int_equal(CTR(io[0], neigh_held), 2);
+	assert_int_equal(CTR(io[0], sent), 0);
 	assert_int_equal(res[0].calls, 1);
 	assert_true(uroce_io_next_deadline(io[0]) != UINT64_MAX);
 	assert_int_equal(uroce_io_send(io[0], p + 2, 18), 18);
-	assert_int_equal(c->neigh_held, 16);
-	assert_int_equal(c->send_no_neighbour, 4);
+	assert_int_equal(CTR(io[0], neigh_held), 16);
+	assert_int_equal(CTR(io[0], send_no_neighbour), 4);
 	assert_int_equal(uroce_io_recv(io[1], q, 1), 0);
 	/* Resolved: at the next look, the held packets leave in the order they were sent. */
 	res[0].answer = 0;
 	usleep(2000);
 	assert_int_equal(uroce_io_recv(io[0], q, 1), 0); /* a round of the sender */
 	assert_int_equal(res[0].calls, 2);
-	assert_int_equal(c->sent, 16);
+	assert_int_equal(CTR(io[0], sent), 16);
 	assert_int_equal(uroce_io_next_deadline(io[0]), UINT64_MAX);
 	for (uint32_t k = 0; k < 16; k++) {
 		assert_int_equal(recv_all(io[1], q, 1), 1);
@@ -233,8 +285,8 @@ static void test_unresolved_next_hop(void **state)
 	p6.len = (uint32_t)build(out6, sizeof(out6), &v6[0], &v6[1], 2, 64, 0);
 	res[0].answer = UROCE_ENOENT;
 	assert_int_equal(uroce_io_send(io[0], &p6, 1), 1);
-	assert_int_equal(c->send_no_route, 1);
-	assert_int_equal(c->neigh_held, 16);
+	assert_int_equal(CTR(io[0], send_no_route), 1);
+	assert_int_equal(CTR(io[0], neigh_held), 16);
 }
 
 /* UROCE_IMPAIR on this backend: the same impairments as the UDP backend's, on receive. */
@@ -253,12 +305,9 @@ static void test_impaired(void **state)
 			.len = (uint32_t)build(out[k], sizeof(out[k]), &v4[0], &v4[1], (uint32_t)k,
 					       100 + 4 * (size_t)k, 0)};
 	for (int c = 0; c < 3; c++) {
-		struct uroce_xdp_cfg cfg = {.ifname = "x1", .resolve = resolve,
-					    .resolve_arg = &res[1], .impair = cfgs[c]};
 		uroce_io_close(io[1]); /* the fixture's receiver, reopened impaired */
 		io[1] = NULL;
-		assert_int_equal(uroce_xdp_open(&cfg, &io[1]), 0);
-		const union uroce_xdp_counters *rc = uroce_xdp_counters(io[1]);
+		assert_int_equal(B->open("x1", &res[1], cfgs[c], 0, &io[1]), 0);
 		for (int k = 0; k < 8; k++)
 			q[k] = (struct uroce_io_pkt){.data = in[k], .cap = sizeof(in[k])};
 		assert_int_equal(uroce_io_send(io[0], p, 4), 4);
@@ -267,10 +316,10 @@ static void test_impaired(void **state)
 			size_t seen = 0;
 			while (seen < 4 && poll(&pfd, 1, WAIT_MS) > 0) {
 				assert_int_equal(uroce_io_recv(io[1], q, 8), 0);
-				seen = rc->received;
+				seen = CTR(io[1], received);
 			}
-			assert_int_equal(rc->impair_lost, 4);
-			assert_int_equal(rc->delivered, 0);
+			assert_int_equal(CTR(io[1], impair_lost), 4);
+			assert_int_equal(CTR(io[1], delivered), 0);
 		} else if (c == 1) { /* each twice, the originals in order (a copy follows the
 				      * packets of its own recv call) */
 			int seen[4] = {0}, next = 0;
@@ -283,12 +332,12 @@ static void test_impaired(void **state)
 					assert_int_equal(j, next++);
 			}
 			assert_int_equal(next, 4);
-			assert_int_equal(rc->impair_duplicated, 4);
+			assert_int_equal(CTR(io[1], impair_duplicated), 4);
 		} else { /* held, the deadline says when, then delivered in order */
 			struct pollfd pfd = {.fd = uroce_io_fd(io[1]), .events = POLLIN};
-			while (rc->received < 4 && poll(&pfd, 1, WAIT_MS) > 0)
+			while (CTR(io[1], received) < 4 && poll(&pfd, 1, WAIT_MS) > 0)
 				assert_int_equal(uroce_io_recv(io[1], q, 8), 0);
-			assert_int_equal(rc->impair_delayed, 4);
+			assert_int_equal(CTR(io[1], impair_delayed), 4);
 			uint64_t due = uroce_io_next_deadline(io[1]);
 			assert_true(due != UINT64_MAX);
 			usleep(6000);
@@ -375,9 +424,9 @@ static void test_multicast(void **state)
 			}
 		}
 		/* counted over both families so far */
-		assert_int_equal(uroce_xdp_counters(io[0])->looped, v + 1);
-		assert_int_equal(uroce_xdp_counters(io[1])->looped, 0);
-		assert_int_equal(uroce_xdp_counters(io[1])->delivered, 2 * (v + 1));
+		assert_int_equal(CTR(io[0], looped), v + 1);
+		assert_int_equal(CTR(io[1], looped), 0);
+		assert_int_equal(CTR(io[1], delivered), 2 * (v + 1));
 		for (int h = 0; h < 2; h++)
 			assert_int_equal(uroce_io_join(io[h], &g, false), 0);
 		assert_false(member("x1", &g));
@@ -398,40 +447,57 @@ static void test_refused_and_too_big(void **state)
 	/* Longer than the interface's MTU (1500): dropped and counted. */
 	p[0].len = (uint32_t)build(out, sizeof(out), &v4[0], &v4[1], 2, 2000, 0);
 	assert_int_equal(uroce_io_send(io[0], p, 1), 1);
-	assert_int_equal(uroce_xdp_counters(io[0])->send_too_big, 1);
+	assert_int_equal(CTR(io[0], send_too_big), 1);
 }
 
 static void test_open_errors(void **state)
 {
-	struct uroce_xdp_cfg cfg = {.ifname = "x0", .resolve = resolve, .resolve_arg = &res[0]};
 	struct uroce_io *h = NULL;
 	(void)state;
 
-	/* x0 is taken by the fixture's handle: the program is attached. */
-	assert_int_equal(uroce_xdp_open(&cfg, &h), UROCE_EBUSY);
-	cfg.ifname = "nosuch0";
-	assert_int_equal(uroce_xdp_open(&cfg, &h), UROCE_ENOENT);
-	cfg.ifname = "lo"; /* no Ethernet header */
-	assert_int_equal(uroce_xdp_open(&cfg, &h), UROCE_EINVAL);
-	cfg.ifname = "x0";
-	cfg.frames = 100; /* not a power of two */
-	assert_int_equal(uroce_xdp_open(&cfg, &h), UROCE_EINVAL);
-	cfg.frames = 0;
-	cfg.resolve = NULL;
-	assert_int_equal(uroce_xdp_open(&cfg, &h), UROCE_EINVAL);
+	/* AF_XDP: x0 is taken by the fixture's handle, whose program is attached. AF_PACKET:
+	 * any number of sockets may listen on an interface. */
+	if (B->exclusive) {
+		assert_int_equal(B->open("x0", &res[0], NULL, 0, &h), UROCE_EBUSY);
+	} else {
+		assert_int_equal(B->open("x0", &res[0], NULL, 0, &h), 0);
+		uroce_io_close(h);
+		h = NULL;
+		/* The fixture's handles hold UDP port 4791 on their interfaces, so that the
+		 * kernel's stack, which sees their frames too, answers no ICMP port unreachable. */
+		for (int i = 0; i < 2; i++) {
+			struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons(4791)};
+			int fd = socket(AF_INET6, SOCK_DGRAM, 0);
+			assert_true(fd >= 0);
+			assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, i ? "x1" : "x0", 2), 0);
+			assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), -1);
+			assert_int_equal(errno, EADDRINUSE);
+			close(fd);
+		}
+	}
+	assert_int_equal(B->open("nosuch0", &res[0], NULL, 0, &h), UROCE_ENOENT);
+	assert_int_equal(B->open("lo", &res[0], NULL, 0, &h), UROCE_EINVAL); /* no Ethernet */
+	assert_int_equal(B->open("x0", &res[0], NULL, 100, &h), UROCE_EINVAL); /* not 2^k */
+	assert_int_equal(B->open("x0", NULL, NULL, 0, &h), UROCE_EINVAL);      /* no resolver */
 	assert_null(h);
 	assert_null(uroce_xdp_counters(NULL));
+	assert_null(uroce_packet_counters(NULL));
+	assert_true((uroce_xdp_counters(io[0]) != NULL) == B->exclusive);
+	assert_true((uroce_packet_counters(io[0]) != NULL) == !B->exclusive);
 	assert_string_equal(uroce_xdp_counter_name(UROCE_XDP_C_send_no_neighbour),
 			    "send_no_neighbour");
 	assert_non_null(uroce_xdp_counter_desc(UROCE_XDP_C_hold_full));
 	assert_null(uroce_xdp_counter_name(UROCE_XDP_NCOUNTERS));
-	assert_int_equal(uroce_xdp_rx_queues(io[0]), 1);
+	assert_string_equal(uroce_packet_counter_name(UROCE_PACKET_C_ring_drops), "ring_drops");
+	assert_non_null(uroce_packet_counter_desc(UROCE_PACKET_C_hold_full));
+	assert_null(uroce_packet_counter_name(UROCE_PACKET_NCOUNTERS));
+	assert_int_equal(uroce_xdp_rx_queues(io[0]), B->exclusive ? 1 : 0);
 }
 
 int main(void)
 {
 	if (geteuid() != 0) {
-		printf("SKIP: needs root (a network namespace, XDP)\n");
+		printf("SKIP: needs root (a network namespace, XDP, packet sockets)\n");
 		return 77;
 	}
 	if (unshare(CLONE_NEWNET)) {
@@ -454,5 +520,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refused_and_too_big, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = 0;
+	for (size_t b = 0; b < sizeof(backends) / sizeof(backends[0]); b++) {
+		B = &backends[b];
+		failed += _cmocka_run_group_tests(B->name, tests, sizeof(tests) / sizeof(tests[0]),
+						  NULL, NULL);
+	}
+	return failed;
 }
