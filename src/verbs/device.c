@@ -30,10 +30,13 @@ static struct uv_device the_device;
 static int the_device_err;
 static pthread_once_t device_once = PTHREAD_ONCE_INIT;
 
-/* UROCE_XDP=<interface>[:<queue>] (uroce.7): keeps the GIDs on that interface only. */
-static int xdp_choose(struct uv_device *d)
+/* UROCE_XDP=<interface>[:<queue>] or UROCE_PACKET=<interface> (uroce.7): a raw Ethernet
+ * backend on that interface; keeps the GIDs on it only. */
+static int raw_choose(struct uv_device *d)
 {
-	const char *spec = getenv("UROCE_XDP");
+	const char *xdp = getenv("UROCE_XDP"), *packet = getenv("UROCE_PACKET");
+	const char *var = xdp && *xdp ? "UROCE_XDP" : "UROCE_PACKET";
+	const char *spec = xdp && *xdp ? xdp : packet;
 	const char *colon;
 	struct uroce_echo e;
 	size_t len, kept = 0;
@@ -41,36 +44,40 @@ static int xdp_choose(struct uv_device *d)
 
 	if (!spec || !*spec)
 		return 0;
-	uroce_echo(&e, spec, (size_t)-1);
-	colon = strchr(spec, ':');
-	len = colon ? (size_t)(colon - spec) : strlen(spec);
-	if (!len || len >= sizeof(d->xdp_if)) {
-		fprintf(stderr, "uroce: UROCE_XDP=%s: not an interface name\n", e.s);
+	if (xdp && *xdp && packet && *packet) {
+		fprintf(stderr, "uroce: UROCE_XDP and UROCE_PACKET are both set: choose one backend\n");
 		return UROCE_EINVAL;
 	}
-	memcpy(d->xdp_if, spec, len);
-	d->xdp_if[len] = 0;
+	uroce_echo(&e, spec, (size_t)-1);
+	colon = var[6] == 'X' ? strchr(spec, ':') : NULL; /* a queue: AF_XDP's only */
+	len = colon ? (size_t)(colon - spec) : strlen(spec);
+	if (!len || len >= sizeof(d->raw_if)) {
+		fprintf(stderr, "uroce: %s=%s: not an interface name\n", var, e.s);
+		return UROCE_EINVAL;
+	}
+	memcpy(d->raw_if, spec, len);
+	d->raw_if[len] = 0;
 	if (colon) {
 		errno = 0;
 		unsigned long q = strtoul(colon + 1, &end, 10);
 		if (errno || end == colon + 1 || *end || q >= 1024) {
-			fprintf(stderr, "uroce: UROCE_XDP=%s: the queue is not a number below 1024\n",
+			fprintf(stderr, "uroce: %s=%s: the queue is not a number below 1024\n", var,
 				e.s);
 			return UROCE_EINVAL;
 		}
-		d->xdp_queue = (uint32_t)q;
+		d->raw_queue = (uint32_t)q;
 	}
 	for (size_t i = 0; i < d->ngids; i++)
-		if (!strcmp(d->gid[i].ifname, d->xdp_if))
+		if (!strcmp(d->gid[i].ifname, d->raw_if))
 			d->gid[kept++] = d->gid[i];
 	d->ngids = kept;
 	if (!kept) {
-		fprintf(stderr, "uroce: UROCE_XDP=%s: no usable address on %s%s\n", e.s, d->xdp_if,
+		fprintf(stderr, "uroce: %s=%s: no usable address on %s%s\n", var, e.s, d->raw_if,
 			getenv("UROCE_IP") ? " matches UROCE_IP" : "");
 		return UROCE_ENOENT;
 	}
-	d->xdp_ifindex = d->gid[0].ifindex;
-	d->xdp = true;
+	d->raw_ifindex = d->gid[0].ifindex;
+	d->backend = var[6] == 'X' ? UV_BACKEND_XDP : UV_BACKEND_PACKET;
 	return 0;
 }
 
@@ -90,7 +97,7 @@ static void device_init(void)
 						    : "not an address of this host");
 		return;
 	}
-	if ((err = xdp_choose(d))) {
+	if ((err = raw_choose(d))) {
 		the_device_err = err;
 		return;
 	}

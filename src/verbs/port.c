@@ -26,6 +26,7 @@
 #include "common/echo.h"
 #include "common/error.h"
 #include "io/udp.h"
+#include "io/packet.h"
 #include "io/xdp.h"
 #include "priv.h"
 
@@ -99,7 +100,7 @@ static int port_create(struct uv_device *dev, struct uv_port **out)
 	/* Sharing the addresses with the user's other processes: this one numbers its QPs in
 	 * its slot, whose number the port's steering reads in every BTH (docs/multiprocess.md). */
 	char dir[PATH_MAX];
-	if (!dev->xdp && env_u32("UROCE_SHARE", 1) && !uv_runtime_dir(dir, sizeof(dir)) &&
+	if (dev->backend == UV_BACKEND_UDP && env_u32("UROCE_SHARE", 1) && !uv_runtime_dir(dir, sizeof(dir)) &&
 	    !uroce_share_open(dir, &p->share)) {
 		cfg.qpn_lo = uroce_share_slot(p->share) << 16;
 		cfg.qpn_hi = cfg.qpn_lo | 0xFFFF;
@@ -444,7 +445,7 @@ static int resolve_neighbour(void *arg, const struct uroce_io_addr *dst, uint8_t
 {
 	const struct uv_device *dev = arg;
 
-	return uroce_netif_neighbour(dev->xdp_ifindex, dst, mac);
+	return uroce_netif_neighbour(dev->raw_ifindex, dst, mac);
 }
 
 /* The AF_XDP backend on UROCE_XDP's interface (docs/udp.md "AF_XDP"). */
@@ -452,8 +453,8 @@ static int open_xdp(struct uv_port *p)
 {
 	struct uv_device *dev = p->dev;
 	struct uroce_xdp_cfg cfg = {
-		.ifname = dev->xdp_if,
-		.queue = dev->xdp_queue,
+		.ifname = dev->raw_if,
+		.queue = dev->raw_queue,
 		.resolve = resolve_neighbour,
 		.resolve_arg = dev,
 		.impair = p->impaired ? &p->impair : NULL,
@@ -477,6 +478,29 @@ static int open_xdp(struct uv_port *p)
 		: err == UROCE_EINVAL ? "; it must be Ethernet with an MTU of at most 3826" : "");
 	p->io = NULL;
 	return err == UROCE_EPERM ? EPERM : err == UROCE_EBUSY ? EBUSY : ENODEV;
+}
+
+/* The AF_PACKET backend on UROCE_PACKET's interface (docs/backends.md). */
+static int open_packet(struct uv_port *p)
+{
+	struct uv_device *dev = p->dev;
+	struct uroce_packet_cfg cfg = {
+		.ifname = dev->raw_if,
+		.resolve = resolve_neighbour,
+		.resolve_arg = dev,
+		.impair = p->impaired ? &p->impair : NULL,
+	};
+	int err;
+
+	if (!(err = uroce_packet_open(&cfg, &p->io)))
+		return 0;
+	fprintf(stderr, "uroce: UROCE_PACKET: cannot use %s: %s (%s)%s\n", cfg.ifname,
+		uroce_strerror(err), strerror(errno),
+		err == UROCE_EPERM ? "; a packet socket needs CAP_NET_RAW (the UDP backend, "
+				     "without UROCE_PACKET, needs no privilege)"
+		: err == UROCE_EINVAL ? "; it must be Ethernet with an MTU of at most 9000" : "");
+	p->io = NULL;
+	return err == UROCE_EPERM ? EPERM : ENODEV;
 }
 
 /* The variable an MPI launcher sets in each rank's environment (Open MPI, Hydra, PMIx,
@@ -584,7 +608,12 @@ int uv_port_start(struct uv_port *p)
 		p->bufs->tx[i].cap = UROCE_MAX_DATAGRAM;
 	}
 	p->deadline = UROCE_NEVER;
-	if ((err = p->dev->xdp ? open_xdp(p) : open_udp(p)))
+	static int (*const open_backend[])(struct uv_port *) = {
+		[UV_BACKEND_UDP] = open_udp,
+		[UV_BACKEND_XDP] = open_xdp,
+		[UV_BACKEND_PACKET] = open_packet,
+	};
+	if ((err = open_backend[p->dev->backend](p)))
 		return err;
 	uv_stat_open(p);
 	if ((err = uv_thread_start(p))) {

@@ -31,6 +31,12 @@
 enum uv_gid_type_sysfs { UV_GID_TYPE_SYSFS_ROCE_V1 = 0, UV_GID_TYPE_SYSFS_ROCE_V2 = 1 };
 
 /* The one device of a process: the host's addresses (or UROCE_IP's) as a RoCEv2 port. */
+enum uv_backend {
+	UV_BACKEND_UDP,
+	UV_BACKEND_XDP,
+	UV_BACKEND_PACKET,
+};
+
 struct uv_device {
 	struct ibv_device ibv;
 	/* NULL, where rdma-core's struct verbs_device keeps the provider's ops right after the
@@ -44,11 +50,12 @@ struct uv_device {
 	size_t ngids;
 	enum uroce_mtu active_mtu;
 	uint64_t guid; /* network order, as ibv_get_device_guid returns it */
-	/* UROCE_XDP=<interface>[:<queue>]: packets go through an AF_XDP socket on that
-	 * interface (io/xdp.h) instead of UDP sockets, and the GIDs are its addresses only. */
-	bool xdp;
-	char xdp_if[16];
-	uint32_t xdp_ifindex, xdp_queue;
+	/* UROCE_XDP=<interface>[:<queue>] or UROCE_PACKET=<interface>: packets go through an
+	 * AF_XDP socket (io/xdp.h) or a packet socket (io/packet.h) on that interface instead
+	 * of UDP sockets, and the GIDs are its addresses only (docs/backends.md). */
+	enum uv_backend backend;
+	char raw_if[16];
+	uint32_t raw_ifindex, raw_queue;
 };
 
 _Static_assert(offsetof(struct uv_device, ibv) == offsetof(struct uv_device_head, ibv),

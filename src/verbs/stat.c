@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 
 #include "io/udp.h"
+#include "io/packet.h"
 #include "io/xdp.h"
 #include "priv.h"
 #include "stat/report.h"
@@ -54,6 +55,41 @@ static void set_name(char *dst, const char *prefix, const char *name)
 	snprintf(dst, UROCE_STAT_NAME_MAX, "%s%s", prefix, name);
 }
 
+/* Each backend's own counters: its prefix ("udp_" in the names, "udp:" in the backend
+ * field), how many, their names, their live values (NULL before the backend is open). */
+static const char *udp_name(unsigned i) { return uroce_udp_counter_name((enum uroce_udp_counter)i); }
+static const char *xdp_name(unsigned i) { return uroce_xdp_counter_name((enum uroce_xdp_counter)i); }
+static const char *packet_name(unsigned i)
+{
+	return uroce_packet_counter_name((enum uroce_packet_counter)i);
+}
+static const uint64_t *udp_values(const struct uroce_io *io)
+{
+	const union uroce_udp_counters *c = uroce_udp_counters(io);
+	return c ? c->v : NULL;
+}
+static const uint64_t *xdp_values(const struct uroce_io *io)
+{
+	const union uroce_xdp_counters *c = uroce_xdp_counters(io);
+	return c ? c->v : NULL;
+}
+static const uint64_t *packet_values(const struct uroce_io *io)
+{
+	const union uroce_packet_counters *c = uroce_packet_counters(io);
+	return c ? c->v : NULL;
+}
+
+static const struct backend_stats {
+	const char *prefix;
+	unsigned n;
+	const char *(*name)(unsigned i);
+	const uint64_t *(*values)(const struct uroce_io *io);
+} backend_stats[] = {
+	[UV_BACKEND_UDP] = {"udp:", UROCE_UDP_NCOUNTERS, udp_name, udp_values},
+	[UV_BACKEND_XDP] = {"xdp:", UROCE_XDP_NCOUNTERS, xdp_name, xdp_values},
+	[UV_BACKEND_PACKET] = {"packet:", UROCE_PACKET_NCOUNTERS, packet_name, packet_values},
+};
+
 /* The static part: identity and names, in the order stat_gather copies the values. */
 static void fill_static(struct uv_port *p, struct uroce_stat_page *h)
 {
@@ -74,10 +110,12 @@ static void fill_static(struct uv_port *p, struct uroce_stat_page *h)
 		fclose(f);
 	}
 	snprintf(h->device, sizeof(h->device), "%s", UV_DEV_NAME);
-	if (d->xdp)
-		snprintf(h->backend, sizeof(h->backend), "xdp:%.11s", d->xdp_if);
-	else
+	const struct backend_stats *b = &backend_stats[d->backend];
+	if (d->backend == UV_BACKEND_UDP)
 		snprintf(h->backend, sizeof(h->backend), "udp");
+	else /* "xdp:eth0", "packet:eth0" */
+		snprintf(h->backend, sizeof(h->backend), "%s%.*s", b->prefix,
+			 (int)(sizeof(h->backend) - 1 - strlen(b->prefix)), d->raw_if);
 	for (size_t i = 0; i < d->ngids && used + INET6_ADDRSTRLEN + 1 < sizeof(h->addrs); i++) {
 		const struct uroce_io_addr *a = &d->gid[i].addr;
 
@@ -92,14 +130,11 @@ static void fill_static(struct uv_port *p, struct uroce_stat_page *h)
 
 	for (unsigned i = 0; i < UROCE_NCOUNTERS; i++)
 		set_name(h->counter_names[n++], "", uroce_counter_name((enum uroce_counter)i));
-	if (!d->xdp)
-		for (unsigned i = 0; i < UROCE_UDP_NCOUNTERS; i++)
-			set_name(h->counter_names[n++], "udp_",
-				 uroce_udp_counter_name((enum uroce_udp_counter)i));
-	else
-		for (unsigned i = 0; i < UROCE_XDP_NCOUNTERS; i++)
-			set_name(h->counter_names[n++], "xdp_",
-				 uroce_xdp_counter_name((enum uroce_xdp_counter)i));
+	for (unsigned i = 0; i < b->n; i++) {
+		char prefix[8];
+		snprintf(prefix, sizeof(prefix), "%.*s_", (int)strlen(b->prefix) - 1, b->prefix);
+		set_name(h->counter_names[n++], prefix, b->name(i));
+	}
 #define UV_STAT_MAD_NAME(name, desc) set_name(h->counter_names[n++], "", #name);
 	UV_MAD_COUNTERS(UV_STAT_MAD_NAME)
 #undef UV_STAT_MAD_NAME
@@ -110,7 +145,8 @@ static void fill_static(struct uv_port *p, struct uroce_stat_page *h)
 }
 
 _Static_assert(UROCE_NCOUNTERS + UROCE_UDP_NCOUNTERS + 8 <= UROCE_STAT_MAX_COUNTERS &&
-		       UROCE_NCOUNTERS + UROCE_XDP_NCOUNTERS + 8 <= UROCE_STAT_MAX_COUNTERS,
+		       UROCE_NCOUNTERS + UROCE_XDP_NCOUNTERS + 8 <= UROCE_STAT_MAX_COUNTERS &&
+		       UROCE_NCOUNTERS + UROCE_PACKET_NCOUNTERS + 8 <= UROCE_STAT_MAX_COUNTERS,
 	       "stat/page.h: room for every device counter (and the MAD service's few)");
 _Static_assert(UROCE_NCOUNTERS <= UROCE_STAT_MAX_QP_COUNTERS,
 	       "stat/page.h: room for every QP counter");
@@ -127,17 +163,10 @@ static void stat_gather(struct uv_port *p, struct uroce_stat_dyn *d, uint64_t no
 	d->publishes++;
 	for (unsigned i = 0; i < UROCE_NCOUNTERS; i++)
 		d->counters[n++] = dev->v[i];
-	if (!p->dev->xdp) {
-		const union uroce_udp_counters *u = uroce_udp_counters(p->io);
-
-		for (unsigned i = 0; i < UROCE_UDP_NCOUNTERS; i++)
-			d->counters[n++] = u ? u->v[i] : 0;
-	} else {
-		const union uroce_xdp_counters *x = uroce_xdp_counters(p->io);
-
-		for (unsigned i = 0; i < UROCE_XDP_NCOUNTERS; i++)
-			d->counters[n++] = x ? x->v[i] : 0;
-	}
+	const struct backend_stats *b = &backend_stats[p->dev->backend];
+	const uint64_t *v = b->values(p->io);
+	for (unsigned i = 0; i < b->n; i++)
+		d->counters[n++] = v ? v[i] : 0;
 #define UV_STAT_MAD_VALUE(name, desc) d->counters[n++] = p->mad_counters.name;
 	UV_MAD_COUNTERS(UV_STAT_MAD_VALUE)
 #undef UV_STAT_MAD_VALUE
