@@ -39,6 +39,7 @@ cli_ip=${BENCH_CLIENT_IP:-127.0.0.1}
 port=${BENCH_PORT:-18820}
 
 [ -x "$udp" ] || { echo "no udp_baseline at $udp"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 xdp=${BENCH_XDP:-1}
 [ "$(id -u)" = 0 ] || xdp=0
 for p in ib_write_bw ib_send_lat; do
@@ -106,18 +107,6 @@ perftest_xdp() {
 	return $rc
 }
 
-# The figures row of perftest's report (the line after the one starting with " #bytes"),
-# field N.
-pt_field() {
-	awk -v f="$2" 'found && NF > 3 { print $f; exit } /^ *#bytes/ { found = 1 }' "$tmp/$1.out"
-}
-
-# key=value from udp_baseline's "result" line.
-udp_field() {
-	awk -v k="$2" '$1 == "result" { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1)
-		{ print substr($i, length(k) + 2); exit } }' "$tmp/$1.out"
-}
-
 run_udp() {
 	local name=$1
 	shift
@@ -130,16 +119,6 @@ run_udp() {
 		echo "  $name: udp_baseline failed:"
 		sed 's/^/    /' "$tmp/$name.out"
 	fi
-}
-
-# best max|min VALUE...: the best of the numeric values (best-of-N, as bench_dissect.sh:
-# other work on a shared VM only ever makes a run slower).
-best() {
-	local how=$1
-	shift
-	printf '%s\n' "$@" | awk -v how="$how" '/^[0-9.]+$/ {
-		if (!n++ || (how == "max" ? $1 > b : $1 < b)) b = $1 }
-		END { if (n) print b; else print "n/a" }'
 }
 
 echo "bench_verbs: $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)," \
