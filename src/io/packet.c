@@ -164,7 +164,8 @@ static int packet_send(struct uroce_io *io, const struct uroce_io_pkt *pkts, siz
 			batch = 0;
 		}
 	}
-	send_frames(k, hdr, data, len, batch);
+	if (batch)
+		send_frames(k, hdr, data, len, batch);
 	if (i < n && i == 0)
 		return UROCE_EINVAL;
 	return (int)i;
