@@ -14,6 +14,8 @@
 #                   atomics and latency)
 #   RXE_VM_TOOL     the rxe-vm run.sh (default ../shared/tools/rxe-vm/run.sh)
 #   RXE_MATRIX_XDP  an interface: uroce's side runs on the AF_XDP backend there (UROCE_XDP)
+#   RXE_MATRIX_PACKET  an interface: uroce's side runs on the AF_PACKET backend there
+#                   (UROCE_PACKET)
 # Prints one "PASS|FAIL TAG CASE uroce->rxe|rxe->uroce (seconds)" line per case and direction,
 # with both sides' output tails on failure; exits 1 if any failed, 77 if the guests are not up.
 set -u
@@ -73,6 +75,7 @@ def atomic_lat "^ 8 " "ib_atomic_lat -n $n_small"
 limit=60
 host() {
 	env LD_LIBRARY_PATH="$lib" UROCE_IP="$host_ip" ${RXE_MATRIX_XDP:+UROCE_XDP=$RXE_MATRIX_XDP} \
+		${RXE_MATRIX_PACKET:+UROCE_PACKET=$RXE_MATRIX_PACKET} \
 		bash "$here/../interop/watchdog.sh" $limit "$@"
 }
 

@@ -6,14 +6,16 @@
 # with 5 % loss. Boots the guests, runs the matrix, captures every phase on br-rxe and checks
 # it with `uroce-dump --flows` (check_capture.py), compares throughput with rxe-to-rxe, and
 # stops everything, on failure too. At MTU 1500 every case also runs with uroce on its AF_XDP
-# backend (xdp_phase), and rdma_cm programs connect uroce's librdmacm.so.1 with the guest's
+# backend (xdp_phase) and a subset of them on its AF_PACKET backend (packet_phase), and
+# rdma_cm programs connect uroce's librdmacm.so.1 with the guest's
 # kernel rdma_cm (rdmacm_phase). docs/interop.md explains the choices.
 #
 # Environment (set by tests/interop-rxe/CMakeLists.txt):
 #   UROCE_LIBDIR  uroce's libibverbs.so.1;  UROCE_BUILD  the build directory (uroce-dump; the
 #                 captures and logs go to $UROCE_BUILD/interop-rxe)
 #   UROCE_SHARED  ../shared (the rxe-vm tool);  RXE_VM_DIR  the tool's cache (/tmp/rxe-vm)
-#   RXE_TIER_PHASES  the phases to run, of "mtu1500 xdp rdmacm mtu9000" (the default: all)
+#   RXE_TIER_PHASES  the phases to run, of "mtu1500 xdp packet rdmacm mtu9000" (the default:
+#                    all)
 #   RXE_TIER_BUDGET  seconds after which no further case starts (default 1800; a whole run
 #                 takes about 600 here, and CTest stops the tier at 2400): the cases left
 #                 fail as "not run", and the log still ends with the summary of failures
@@ -356,6 +358,20 @@ xdp_phase() {
 	done
 }
 
+# packet_phase: the cases of each kind of operation again, uroce's side on the AF_PACKET
+# backend (docs/backends.md) on br-rxe, over both families, clean, on the guests as
+# mtu_phase 1500 left them; the capture on vm1's tap as for AF_XDP. A subset of the cases, to
+# keep CI's time: RC, UD, SEND, WRITE, READ and atomics, bandwidth and latency.
+packet_cases="rc_pingpong ud_pingpong send_bw write_bw read_bw atomic_cas_bw read_lat"
+packet_phase() {
+	local fam
+	for fam in 4 6; do
+		capture_start ipv$fam-mtu1024-packet rxe-tap1
+		RXE_MATRIX_PACKET=br-rxe matrix $fam 1024 packet $packet_cases
+		capture_check ipv$fam-mtu1024-packet clean 1024
+	done
+}
+
 # rdmacm_phase: rdma_cm between uroce's librdmacm.so.1 and the guest's kernel rdma_cm
 # (rdmacm.sh), on the guests at MTU 1500: every case over IPv4 and IPv6, clean, with ucmatose
 # between vm1 and vm2 for the set-up time next to uroce's; then the cases that can end under
@@ -427,11 +443,12 @@ rdmacm_phase() {
 }
 
 # RXE_TIER_PHASES selects phases (default: all, in this order), e.g. "rdmacm" alone.
-phases=${RXE_TIER_PHASES:-mtu1500 xdp rdmacm mtu9000}
+phases=${RXE_TIER_PHASES:-mtu1500 xdp packet rdmacm mtu9000}
 for phase in $phases; do
 	case $phase in
 	mtu1500) mtu_phase 1500 1024 "$all_cases" "$loss_cases" "$request_loss_cases" ;;
 	xdp) [ "$booted" = 1500 ] || boot 1500 1024 && xdp_phase ;;
+	packet) [ "$booted" = 1500 ] || boot 1500 1024 && packet_phase ;;
 	rdmacm) rdmacm_phase ;;
 	mtu9000) mtu_phase 9000 4096 "$mtu4k_cases" "$mtu4k_loss_cases" "$mtu4k_request_loss_cases" ;;
 	*) fail "RXE_TIER_PHASES: no phase $phase" ;;
