@@ -21,6 +21,7 @@ fi
 
 bash "$run" "$UROCE_DUMP" "${captures[@]}"
 rc=$?
+[ $rc = 2 ] && { echo "FAIL: the datamodel check cannot run: a tool is missing (above)"; exit 1; }
 [ $rc = 0 ] || { echo "FAIL: the datamodel and uroce-dump differ (exit $rc)"; exit 1; }
 
 tmp=$(mktemp -d)
